@@ -1,0 +1,176 @@
+import Foundation
+
+/// An ordered list of HTTP header fields with case-insensitive lookup by name.
+///
+/// Setting a value through the subscript replaces every field of that name; setting `nil` removes them.
+/// ``add(name:value:)`` keeps repeated fields such as `Set-Cookie` apart.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers["accept"]  // "application/json"
+/// ```
+public struct HTTPHeaders: Sendable, Hashable {
+    /// One header field as it appears on the wire.
+    public struct Field: Sendable, Hashable {
+        /// The field name, with the case it was given.
+        public var name: String
+        /// The field value.
+        public var value: String
+
+        /// Creates a field.
+        /// - Parameters:
+        ///   - name: The field name.
+        ///   - value: The field value.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in the order they were added.
+    public private(set) var fields: [Field]
+
+    /// Creates a header list from fields, keeping their order and repeats.
+    /// - Parameter fields: The fields.
+    public init(_ fields: [Field] = []) {
+        self.fields = fields
+    }
+
+    /// The first value for `name`, compared without regard to ASCII case; setting replaces all fields of that name.
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value }
+        set {
+            guard let index = fields.firstIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) else {
+                if let newValue { fields.append(Field(name: name, value: newValue)) }
+                return
+            }
+            if let newValue {
+                fields[index].value = newValue
+                fields[index].name = name
+                removeFields(named: name, after: index)
+            } else {
+                fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+            }
+        }
+    }
+
+    /// Every value for `name`, in order.
+    /// - Parameter name: The field name, compared without regard to ASCII case.
+    /// - Returns: The values; empty when there is none.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    /// Appends a field, keeping any earlier field of the same name.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The field value.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every field named `name`.
+    /// - Parameter name: The field name, compared without regard to ASCII case.
+    public mutating func remove(name: String) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    /// Whether a field named `name` is present.
+    /// - Parameter name: The field name, compared without regard to ASCII case.
+    /// - Returns: `true` when at least one field has that name.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// This list with every field of `other` applied on top: a name present in `other` replaces all of its fields here.
+    /// - Parameter other: The fields that win.
+    /// - Returns: The merged list.
+    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+        guard !other.isEmpty else { return self }
+        guard !isEmpty else { return other }
+        var merged = self
+        for name in other.uniqueNames {
+            merged.remove(name: name)
+        }
+        merged.fields.append(contentsOf: other.fields)
+        return merged
+    }
+
+    /// The names present, first spelling kept, in order.
+    var uniqueNames: [String] {
+        var names: [String] = []
+        for field in fields where !names.contains(where: { $0.equalsIgnoringASCIICase(field.name) }) {
+            names.append(field.name)
+        }
+        return names
+    }
+
+    /// The fields as a dictionary for `URLRequest.allHTTPHeaderFields`, repeated names joined with ", ".
+    var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        result.reserveCapacity(fields.count)
+        for field in fields {
+            if let existing = result[field.name] {
+                result[field.name] = existing + ", " + field.value
+            } else {
+                result[field.name] = field.value
+            }
+        }
+        return result
+    }
+
+    private mutating func removeFields(named name: String, after index: Int) {
+        var position = fields.index(after: index)
+        while position < fields.endIndex {
+            if fields[position].name.equalsIgnoringASCIICase(name) {
+                fields.remove(at: position)
+            } else {
+                position = fields.index(after: position)
+            }
+        }
+    }
+}
+
+extension HTTPHeaders: ExpressibleByDictionaryLiteral {
+    /// Creates a header list from a literal, in the literal's order.
+    /// - Parameter elements: Name and value pairs.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements.map { Field(name: $0.0, value: $0.1) })
+    }
+}
+
+extension HTTPHeaders: Sequence {
+    /// Iterates over the fields in order.
+    /// - Returns: An iterator over the fields.
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+}
+
+extension HTTPHeaders: CustomStringConvertible {
+    /// The header names only: values can hold credentials, so they are never printed.
+    public var description: String {
+        "HTTPHeaders(" + fields.map(\.name).joined(separator: ", ") + ")"
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive equality, without allocating lowercased copies.
+    func equalsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
+        let lhs = utf8
+        let rhs = other.utf8
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs, rhs).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
+    }
+}
+
+@inline(__always)
+private func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    (byte >= 65 && byte <= 90) ? byte + 32 : byte
+}

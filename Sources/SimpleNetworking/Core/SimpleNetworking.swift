@@ -1,0 +1,99 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A client for one HTTP API: a base URL, default headers, and one long-lived session of its own.
+///
+/// Make one per API, often as a shared instance, and subclass it to add behaviour to every request by overriding
+/// ``execute(request:)``:
+///
+/// ```swift
+/// extension SimpleNetworking {
+///     static let shared = SimpleNetworking(baseURL: URL(string: "https://api.example.com")!)
+/// }
+/// ```
+///
+/// Safe to use from any thread: properties are constants except ``defaultHeaders``, which is guarded by a lock.
+open class SimpleNetworking: @unchecked Sendable {
+    // @unchecked Sendable: stored properties are `let`s of Sendable types; the one mutable value, the default
+    // headers, lives in `mutableState` behind its lock. Subclasses must keep their own state as safe.
+
+    /// The URL every request path is appended to.
+    public let baseURL: URL
+    /// The client's settings, fixed at initialization.
+    public let configuration: Configuration
+    /// What sends requests: URLSession by default, or a test double.
+    public let transport: any HTTPTransport
+
+    private let mutableState: Locked<HTTPHeaders>
+    let base: BaseURL
+
+    /// Creates a client with its own ephemeral URLSession, or with `session` if you pass one.
+    ///
+    /// The library's session has no URL cache, no cookie or credential storage, and a delegate of the library's
+    /// that enforces redirect, size and timeout rules. A session you pass is used as it is, with its own delegate
+    /// and policies; prefer ``init(baseURL:configuration:)`` with a configuration instead.
+    /// - Parameters:
+    ///   - baseURL: An `http` or `https` URL; its path is kept, and request paths are appended to it.
+    ///   - session: A session to use as it is; `nil` (the default) creates the library's own.
+    ///   - configuration: Settings for the client. Default: ``Configuration/init()``.
+    public init(baseURL: URL, session: URLSession? = nil, configuration: Configuration = Configuration()) {
+        self.baseURL = baseURL
+        self.configuration = configuration
+        self.base = BaseURL(baseURL)
+        self.mutableState = Locked(configuration.defaultHeaders)
+        if let session {
+            self.transport = URLSessionTransport(session: session)
+        } else {
+            self.transport = URLSessionTransport(configuration: configuration)
+        }
+    }
+
+    /// Creates a client that sends through `transport`, such as `MockTransport` in tests.
+    /// - Parameters:
+    ///   - baseURL: An `http` or `https` URL; its path is kept, and request paths are appended to it.
+    ///   - transport: What sends requests.
+    ///   - configuration: Settings for the client. Default: ``Configuration/init()``.
+    public init(baseURL: URL, transport: any HTTPTransport, configuration: Configuration = Configuration()) {
+        self.baseURL = baseURL
+        self.configuration = configuration
+        self.base = BaseURL(baseURL)
+        self.mutableState = Locked(configuration.defaultHeaders)
+        self.transport = transport
+    }
+
+    /// Headers added to every attempt when it is sent; a header set on the request wins.
+    ///
+    /// Read and write from any thread, even with requests in flight; `defaultHeaders["Authorization"] = value` is
+    /// one atomic update. Because they are merged at send time, a retry picks up a refreshed token.
+    public var defaultHeaders: HTTPHeaders {
+        get { mutableState.criticalValue }
+        _modify { yield &mutableState.criticalValue }
+        set { mutableState.criticalValue = newValue }
+    }
+
+    /// The one path every request takes, on its first attempt and on every retry.
+    ///
+    /// Override it to add behaviour to every request, such as a global 401 handler, and call `super` to send:
+    ///
+    /// ```swift
+    /// override func execute(request: SimpleRequest) {
+    ///     if request.httpStatusHandlers[401] == nil {
+    ///         request.on(httpStatus: 401) { request, _ in /* authenticate, then */ request.retry(); return false }
+    ///     }
+    ///     super.execute(request: request)
+    /// }
+    /// ```
+    /// - Parameter request: The request to send.
+    open func execute(request: SimpleRequest) {
+        request.sendAttempt(on: self)
+    }
+
+    /// Stops the client: requests in flight are cancelled and the session is invalidated. The client cannot send
+    /// afterwards; requests fail with a transport error.
+    public func close() {
+        transport.close()
+    }
+}

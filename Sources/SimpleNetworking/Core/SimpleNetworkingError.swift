@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Everything that can go wrong with a request, as one thrown type.
+///
+/// Descriptions say what happened and what to do; they never contain header values, bodies or query strings,
+/// so they are safe to log.
+public enum SimpleNetworkingError: Error, Sendable {
+    /// The base URL and path, or an absolute URL, do not form a usable `http` or `https` URL.
+    case invalidURL(reason: String)
+    /// The request cannot be sent as built: a bad header, method or body. Nothing reached the network.
+    case invalidRequest(reason: String)
+    /// The connection failed before a complete response arrived: cannot connect, timed out, connection lost.
+    case transportFailed(URLError)
+    /// A response arrived with a status outside 2xx and no status handler stopped the chain.
+    case unacceptableStatus(SimpleResponse)
+    /// The body could not be decoded into `type`.
+    case decodingFailed(type: String, reason: String, response: SimpleResponse?)
+    /// The request was cancelled, by ``SimpleRequest/cancel()`` or by cancelling the awaiting task.
+    case cancelled
+    /// `retry` was asked for more often than the request's retry limit allows.
+    case retryLimitExceeded(attempts: Int, response: SimpleResponse?)
+    /// A status handler returned `false` without asking for a retry, so the request ended there.
+    case stoppedByHandler(SimpleResponse)
+    /// The request is already running; wait for it or cancel it before running it again.
+    case requestInProgress
+
+    /// The response involved, when one arrived.
+    public var response: SimpleResponse? {
+        switch self {
+        case .unacceptableStatus(let response), .stoppedByHandler(let response):
+            return response
+        case .decodingFailed(_, _, let response), .retryLimitExceeded(_, let response):
+            return response
+        case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress:
+            return nil
+        }
+    }
+
+    /// The HTTP status code of ``response``, when one arrived.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The underlying `URLError` of a transport failure.
+    public var urlError: URLError? {
+        if case .transportFailed(let error) = self { return error }
+        return nil
+    }
+
+    /// Whether the failure is a timeout.
+    public var isTimeout: Bool { urlError?.code == .timedOut }
+}
+
+extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
+    /// A sentence a person can act on, free of secrets.
+    public var description: String {
+        switch self {
+        case .invalidURL(let reason):
+            return "Invalid URL: \(reason)."
+        case .invalidRequest(let reason):
+            return "Invalid request, nothing was sent: \(reason)."
+        case .transportFailed(let error):
+            return "The request failed before a complete response arrived: \(Self.describe(error.code))."
+        case .unacceptableStatus(let response):
+            return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
+        case .decodingFailed(let type, let reason, _):
+            return "Could not decode \(type): \(reason)."
+        case .cancelled:
+            return "The request was cancelled."
+        case .retryLimitExceeded(let attempts, _):
+            return "Gave up after \(attempts) attempts: the retry limit was reached."
+        case .stoppedByHandler(let response):
+            return "A handler for status \(response.statusCode) stopped the request without retrying it."
+        case .requestInProgress:
+            return "The request is already running; wait for it to finish or cancel it first."
+        }
+    }
+
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+
+    private static func describe(status: Int) -> String {
+        let reason = HTTPURLResponse.localizedString(forStatusCode: status)
+        return reason.isEmpty ? "\(status)" : "\(status) (\(reason))"
+    }
+
+    /// " for /path" without query or credentials, when the URL is known.
+    private static func `where`(_ response: SimpleResponse) -> String {
+        guard let url = response.url, let host = url.host else { return "" }
+        return " for \(host)\(url.path.isEmpty ? "/" : url.path)"
+    }
+
+    static func describe(_ code: URLError.Code) -> String {
+        switch code {
+        case .timedOut: return "the request timed out"
+        case .cannotConnectToHost: return "could not connect to the server (is it running, is the port right?)"
+        case .cannotFindHost, .dnsLookupFailed: return "the host name could not be resolved"
+        case .networkConnectionLost: return "the connection was lost before the response was complete"
+        case .notConnectedToInternet: return "there is no network connection"
+        case .badServerResponse: return "the server sent a malformed response"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return "the secure connection could not be established (check the server's certificate)"
+        case .cancelled: return "the connection was cancelled"
+        case .dataLengthExceedsMaximum: return "the response body exceeded the size limit"
+        case .httpTooManyRedirects: return "too many redirects"
+        case .redirectToNonExistentLocation: return "a redirect had no usable Location"
+        default: return "URLError \(code.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+extension SimpleRequest {
+    /// Runs a bound request (one made by `api.get(...)`) and returns its final response, after every handler and
+    /// retry.
+    ///
+    /// Handlers registered on the request still run, in the usual order, before this returns. Cancelling the
+    /// awaiting task cancels the request.
+    /// - Returns: The 2xx response that reached the success handlers.
+    /// - Throws: ``SimpleNetworkingError``: ``SimpleNetworkingError/unacceptableStatus(_:)`` for other statuses,
+    ///   ``SimpleNetworkingError/stoppedByHandler(_:)`` when a status handler stopped the chain without retrying,
+    ///   ``SimpleNetworkingError/cancelled`` when cancelled, and ``SimpleNetworkingError/invalidRequest(reason:)``
+    ///   when the request is not bound to a client.
+    public func response() async throws(SimpleNetworkingError) -> SimpleResponse {
+        guard let client else {
+            throw .invalidRequest(reason: "the request is not bound to a client; use response(on:)")
+        }
+        return try await response(on: client)
+    }
+
+    /// Runs the request on `client` and returns its final response, after every handler and retry.
+    /// - Parameter client: The client to run on.
+    /// - Returns: The 2xx response that reached the success handlers.
+    /// - Throws: ``SimpleNetworkingError``, as ``response()`` describes, or
+    ///   ``SimpleNetworkingError/requestInProgress`` when the request is already running.
+    public func response(on client: SimpleNetworking) async throws(SimpleNetworkingError) -> SimpleResponse {
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard begin(on: client, awaiter: continuation) else {
+                    continuation.resume(returning: .failure(.requestInProgress))
+                    return
+                }
+                client.execute(request: self)
+                // A cancellation that arrived before `begin` found nothing to cancel; catch it here.
+                if Task.isCancelled { cancel() }
+            }
+        } onCancel: {
+            cancel()
+        }
+        return try outcome.get()
+    }
+
+    /// Runs a bound request and decodes its body with the client's decoder.
+    /// - Parameter type: The type to decode.
+    /// - Returns: The decoded value.
+    /// - Throws: ``SimpleNetworkingError``, as ``response()`` describes, or
+    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)``.
+    public func decode<Value: Decodable>(_ type: Value.Type = Value.self) async throws(SimpleNetworkingError) -> Value {
+        guard let client else {
+            throw .invalidRequest(reason: "the request is not bound to a client; use decode(_:on:)")
+        }
+        return try await decode(type, on: client)
+    }
+
+    /// Runs the request on `client` and decodes its body with the client's decoder.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - client: The client to run on.
+    /// - Returns: The decoded value.
+    /// - Throws: ``SimpleNetworkingError``, as ``response(on:)`` describes, or
+    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)``.
+    public func decode<Value: Decodable>(_ type: Value.Type = Value.self, on client: SimpleNetworking)
+        async throws(SimpleNetworkingError) -> Value
+    {
+        try await response(on: client).decode(type, decoder: client.configuration.decoder)
+    }
+}

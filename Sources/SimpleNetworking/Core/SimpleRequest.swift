@@ -1,0 +1,205 @@
+import Foundation
+
+/// A request under construction: what to send, and the handlers that decide what happens with the answer.
+///
+/// Builder methods return the request, so calls chain. Nothing is sent until ``execute(on:)``, ``response()`` or
+/// ``response(on:)``; after that the request can be retried with ``retry()`` and stopped with ``cancel()``.
+///
+/// ```swift
+/// SimpleNetworking.get("/users/42")
+///     .accept(.json)
+///     .on(success: { response in print(response.statusCode) })
+///     .on(error: { error in print(error) })
+///     .execute(on: api)
+/// ```
+///
+/// `SimpleRequest` is safe to use from any thread.
+public final class SimpleRequest: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property lives in `state`, and `state` is only touched under its lock.
+    let state: Locked<State>
+
+    /// Creates a request for a path relative to the client's base URL.
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The path, appended to the base URL's path; it may carry a query after `?`. A path that would
+    ///     leave the base URL's origin (`//host/x`, `http://host/x`) is refused when the request runs.
+    public init(method: HTTPMethod, path: String) {
+        state = Locked(State(method: method, target: .path(path)))
+    }
+
+    /// Creates a request for an absolute URL, which deliberately bypasses the client's base URL.
+    ///
+    /// The client's default headers are only added when the URL has the base URL's origin.
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - url: An absolute `http` or `https` URL.
+    public init(method: HTTPMethod, url: URL) {
+        state = Locked(State(method: method, target: .absolute(url)))
+    }
+
+    /// The HTTP method.
+    public var method: HTTPMethod { state.withLock { $0.method } }
+
+    /// The headers set on this request; the client's default headers are merged in when each attempt is sent.
+    public var headers: HTTPHeaders { state.withLock { $0.headers } }
+
+    /// The status handlers registered so far, so a subclass can see whether one for a status is already there.
+    public var httpStatusHandlers: HTTPStatusHandlers { state.withLock { $0.statusHandlers } }
+
+    /// The client this request is bound to or last ran on.
+    public var client: SimpleNetworking? { state.withLock { $0.client } }
+
+    /// How many attempts have been sent in the current execution.
+    public var attemptCount: Int { state.withLock { $0.run.attempts } }
+
+    /// Binds the request to a client, so ``retry()`` and ``response()`` know where to run.
+    func bind(to client: SimpleNetworking) -> Self {
+        state.withLock { $0.client = client }
+        return self
+    }
+
+    @discardableResult
+    private func update(_ body: (inout State) -> Void) -> Self {
+        state.withLock(body)
+        return self
+    }
+}
+
+// MARK: - Building
+
+extension SimpleRequest {
+    /// Sets a header on this request; it wins over a default header of the same name.
+    /// - Parameters:
+    ///   - name: The header name; it must be an HTTP token, or the request fails with `invalidRequest`.
+    ///   - value: The value; control characters other than tab make the request fail with `invalidRequest`.
+    ///     `nil` removes the header.
+    /// - Returns: This request.
+    @discardableResult
+    public func header(_ name: String, _ value: String?) -> Self {
+        update { $0.headers[name] = value }
+    }
+
+    /// Appends a query parameter, percent-encoded so that any character is sent literally.
+    /// - Parameters:
+    ///   - name: The parameter name.
+    ///   - value: The value; `nil` sends the name alone (`?flag`).
+    /// - Returns: This request.
+    @discardableResult
+    public func query(_ name: String, _ value: String?) -> Self {
+        update { $0.queryItems.append(QueryItem(name: name, value: value)) }
+    }
+
+    /// Sets the `Accept` header.
+    /// - Parameter type: The media type expected, for example `.json`.
+    /// - Returns: This request.
+    @discardableResult
+    public func accept(_ type: MediaType) -> Self {
+        header("Accept", type.rawValue)
+    }
+
+    /// Sets the time one attempt may take, from sending to the last byte of the body.
+    ///
+    /// Sub-second values are honoured on Linux too (see the README's Linux section). Default: the client's
+    /// ``SimpleNetworking/Configuration/timeout``.
+    /// - Parameter seconds: The limit in seconds; values of zero or less mean the client's default.
+    /// - Returns: This request.
+    @discardableResult
+    public func timeout(_ seconds: TimeInterval) -> Self {
+        update { $0.timeout = seconds > 0 ? seconds : nil }
+    }
+
+    /// Sets how many times ``retry()`` may run this request again in one execution.
+    ///
+    /// Default: the client's ``SimpleNetworking/Configuration/maximumRetries`` (3).
+    /// - Parameter count: The number of retries allowed after the first attempt; negative values count as 0.
+    /// - Returns: This request.
+    @discardableResult
+    public func retryLimit(_ count: Int) -> Self {
+        update { $0.maximumRetries = max(0, count) }
+    }
+
+    /// Sets a raw body.
+    /// - Parameters:
+    ///   - data: The bytes to send.
+    ///   - contentType: The `Content-Type`, unless the request already sets one; `nil` sends none.
+    /// - Returns: This request.
+    @discardableResult
+    public func body(_ data: Data, contentType: MediaType? = .octetStream) -> Self {
+        update { $0.body = .data(data, contentType) }
+    }
+
+    /// Sets a text body, encoded as UTF-8.
+    /// - Parameters:
+    ///   - text: The text to send.
+    ///   - contentType: The `Content-Type`, unless the request already sets one.
+    /// - Returns: This request.
+    @discardableResult
+    public func body(_ text: String, contentType: MediaType = .plainText) -> Self {
+        body(Data(text.utf8), contentType: contentType)
+    }
+
+    /// Sets a JSON body, encoded with the client's encoder when each attempt is sent.
+    ///
+    /// Sets `Content-Type: application/json` unless the request already sets one. An encoding failure reaches
+    /// the error handlers as `invalidRequest` and nothing is sent.
+    /// - Parameter value: The value to encode.
+    /// - Returns: This request.
+    @discardableResult
+    public func body<Value: Encodable & Sendable>(json value: Value) -> Self {
+        update { $0.body = .json(value) }
+    }
+}
+
+// MARK: - State
+
+extension SimpleRequest {
+    /// Where the request goes.
+    enum Target: Sendable {
+        case path(String)
+        case absolute(URL)
+    }
+
+    /// A query parameter as given, encoded when the URL is built.
+    struct QueryItem: Sendable {
+        var name: String
+        var value: String?
+    }
+
+    /// A body as given; JSON is encoded when each attempt is sent.
+    enum Body: Sendable {
+        case data(Data, MediaType?)
+        case json(any Encodable & Sendable)
+    }
+
+    /// Everything mutable about a request.
+    struct State {
+        var method: HTTPMethod
+        var target: Target
+        var queryItems: [QueryItem] = []
+        var headers: HTTPHeaders = [:]
+        var body: Body?
+        var timeout: TimeInterval?
+        var maximumRetries: Int?
+        var statusHandlers = HTTPStatusHandlers()
+        var errorHandlers: [ErrorHandler] = []
+        var successHandlers: [SuccessHandler] = []
+        var completionHandlers: [CompletionHandler] = []
+        var client: SimpleNetworking?
+        var run = Run()
+
+        init(method: HTTPMethod, target: Target) {
+            self.method = method
+            self.target = target
+        }
+    }
+
+    /// The parts of a request needed to send one attempt, copied out of the lock.
+    struct Parts: Sendable {
+        var method: HTTPMethod
+        var target: Target
+        var queryItems: [QueryItem]
+        var headers: HTTPHeaders
+        var body: Body?
+        var timeout: TimeInterval?
+    }
+}

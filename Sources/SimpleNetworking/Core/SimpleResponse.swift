@@ -1,0 +1,119 @@
+import Foundation
+
+/// A complete HTTP response: status, headers and the whole body.
+public struct SimpleResponse: Sendable {
+    /// The HTTP status code, for example `200`.
+    public let statusCode: Int
+    /// The response headers, looked up without regard to case.
+    public let headers: HTTPHeaders
+    /// The response body; empty when the server sent none.
+    public let body: Data
+    /// The URL that answered, after any redirects.
+    public let url: URL?
+
+    /// Creates a response, for transports and test doubles.
+    /// - Parameters:
+    ///   - statusCode: The HTTP status code.
+    ///   - headers: The response headers.
+    ///   - body: The response body.
+    ///   - url: The URL that answered.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// Whether the status is in the 2xx range.
+    public var isSuccess: Bool { (200..<300).contains(statusCode) }
+
+    /// The body as a JSON object (a dictionary), or `nil` when it is empty, not JSON, or not an object.
+    ///
+    /// This mirrors the common `response.json?["token"] as? String`; use ``jsonValue()`` for a thrown reason.
+    public var json: [String: Any]? {
+        (try? jsonValue()) as? [String: Any]
+    }
+
+    /// The body parsed as JSON of any shape (object, array, string, number, boolean or null).
+    /// - Returns: The parsed value.
+    /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` when the body is empty or not JSON.
+    public func jsonValue() throws(SimpleNetworkingError) -> Any {
+        guard !body.isEmpty else {
+            throw .decodingFailed(type: "JSON", reason: "the response body is empty", response: self)
+        }
+        do {
+            return try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+        } catch {
+            throw .decodingFailed(type: "JSON", reason: "the response body is not valid JSON", response: self)
+        }
+    }
+
+    /// The body as text, decoded with the charset of `Content-Type` (UTF-8 when none is named), or `nil` if it
+    /// cannot be decoded.
+    public var string: String? {
+        String(data: body, encoding: textEncoding)
+    }
+
+    /// Decodes the body as JSON into `type`.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use; the client's decoder is used by ``SimpleRequest/decode(_:)``.
+    /// - Returns: The decoded value.
+    /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` with the decoder's reason.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws(
+        SimpleNetworkingError
+    ) -> T {
+        guard !body.isEmpty else {
+            throw .decodingFailed(type: "\(T.self)", reason: "the response body is empty", response: self)
+        }
+        do {
+            return try decoder.decode(T.self, from: body)
+        } catch {
+            throw .decodingFailed(type: "\(T.self)", reason: Self.describe(error), response: self)
+        }
+    }
+
+    private var textEncoding: String.Encoding {
+        guard let contentType = headers["Content-Type"]?.lowercased(),
+            let charset = contentType.split(separator: ";").lazy
+                .map({ $0.trimmingCharacters(in: .whitespaces) })
+                .first(where: { $0.hasPrefix("charset=") })?
+                .dropFirst("charset=".count)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        else { return .utf8 }
+        switch charset {
+        case "iso-8859-1", "latin1": return .isoLatin1
+        case "us-ascii", "ascii": return .ascii
+        case "utf-16": return .utf16
+        default: return .utf8
+        }
+    }
+
+    /// A reason for a decoding failure that names the coding path, never the data.
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "the body could not be decoded" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "expected \(type) at \(path(context))"
+        case .valueNotFound(let type, let context):
+            return "missing \(type) value at \(path(context))"
+        case .keyNotFound(let key, let context):
+            return "missing key '\(key.stringValue)' at \(path(context))"
+        case .dataCorrupted(let context):
+            return "the data is not valid JSON at \(path(context))"
+        @unknown default:
+            return "the body could not be decoded"
+        }
+    }
+}
+
+extension SimpleResponse: CustomStringConvertible {
+    /// The status and body size; header values and the body are left out because they can hold secrets.
+    public var description: String {
+        "SimpleResponse(\(statusCode), \(body.count) bytes)"
+    }
+}

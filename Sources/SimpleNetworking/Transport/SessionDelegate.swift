@@ -1,0 +1,139 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One attempt in flight: its continuation, the body so far, and why it failed if the library stopped it.
+final class PendingTask: @unchecked Sendable {
+    // @unchecked Sendable: mutable fields are only touched on the session's serial delegate queue, or under the
+    // registry lock before the task starts; `finish` resumes the continuation at most once, guarded by `finished`.
+    private let continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>
+    private let finished = Locked(false)
+    var response: HTTPURLResponse?
+    var body = Data()
+    var deadline: DispatchWorkItem?
+
+    init(continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>) {
+        self.continuation = continuation
+    }
+
+    func finish(with result: Result<SimpleResponse, SimpleNetworkingError>) {
+        let first = finished.withLock { finished in
+            defer { finished = true }
+            return !finished
+        }
+        guard first else { return }
+        deadline?.cancel()
+        continuation.resume(returning: result)
+    }
+}
+
+/// The session-level delegate of the library's own session (per-task delegates are never asked about redirects on
+/// Linux). It holds only the attempts in flight, keyed by task, never the client, so the client can be released.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is in `registry`, behind its lock.
+    private struct Registry {
+        var pending: [Int: (task: URLSessionDataTask, pending: PendingTask)] = [:]
+        var closed = false
+    }
+
+    private let registry = Locked(Registry())
+
+    /// Creates the task with `makeTask` and registers it; `nil` once the session is closed.
+    func register(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) -> URLSessionDataTask? {
+        registry.withLock { registry in
+            guard !registry.closed else { return nil }
+            let task = makeTask()
+            registry.pending[task.taskIdentifier] = (task, pending)
+            return task
+        }
+    }
+
+    /// Marks the session closed and returns the tasks still in flight.
+    func close() -> [URLSessionDataTask] {
+        registry.withLock { registry in
+            registry.closed = true
+            return registry.pending.values.map(\.task)
+        }
+    }
+
+    /// Ends an attempt early with `error` (timeout, cancellation, size limit) and cancels its task.
+    func fail(_ task: URLSessionTask, with error: SimpleNetworkingError) {
+        let pending = registry.withLock { $0.pending.removeValue(forKey: task.taskIdentifier)?.pending }
+        task.cancel()
+        pending?.finish(with: .failure(error))
+    }
+
+    /// Ends an attempt of a caller-supplied session, from its completion handler.
+    func complete(_ pending: PendingTask, response: URLResponse?, data: Data, error: (any Error)?) {
+        registry.withLock { registry in
+            registry.pending = registry.pending.filter { $0.value.pending !== pending }
+        }
+        pending.response = response as? HTTPURLResponse
+        pending.body = data
+        pending.finish(with: Self.result(of: pending, error: error))
+    }
+
+    private func pending(for task: URLSessionTask) -> PendingTask? {
+        registry.withLock { $0.pending[task.taskIdentifier]?.pending }
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        pending(for: dataTask)?.response = response as? HTTPURLResponse
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        pending(for: dataTask)?.body.append(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let pending = registry.withLock({ $0.pending.removeValue(forKey: task.taskIdentifier)?.pending }) else {
+            return
+        }
+        pending.finish(with: Self.result(of: pending, error: error))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // Never answer challenges: a 401 must reach the library's handlers, and on Linux answering a Digest or
+        // unknown scheme with a credential reaches a fatalError in FoundationNetworking.
+        completionHandler(.performDefaultHandling, nil)
+    }
+
+    private static func result(of pending: PendingTask, error: (any Error)?) -> Result<
+        SimpleResponse, SimpleNetworkingError
+    > {
+        if let error {
+            let urlError = error as? URLError ?? URLError(.unknown)
+            return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(urlError))
+        }
+        guard let response = pending.response else {
+            return .failure(.transportFailed(URLError(.badServerResponse)))
+        }
+        return .success(
+            SimpleResponse(
+                statusCode: response.statusCode, headers: HTTPHeaders(response), body: pending.body,
+                url: response.url))
+    }
+}
+
+extension HTTPHeaders {
+    /// The headers of a Foundation response.
+    init(_ response: HTTPURLResponse) {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String else { continue }
+            headers.add(name: name, value: value as? String ?? "\(value)")
+        }
+        self = headers
+    }
+}

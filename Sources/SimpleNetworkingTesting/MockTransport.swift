@@ -1,0 +1,141 @@
+import Foundation
+import SimpleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An in-memory ``HTTPTransport`` for unit tests: scripted replies, recorded requests, no sockets.
+///
+/// Requests still go through the client's whole pipeline (URL building, validation, handlers, retries).
+///
+/// ```swift
+/// let transport = MockTransport()
+/// transport.enqueue(.status(401))
+/// transport.enqueue(.json(#"{"id": 1}"#))
+/// let api = SimpleNetworking(baseURL: URL(string: "https://api.example.com")!, transport: transport)
+/// ```
+public final class MockTransport: HTTPTransport, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is in `state`, behind its lock.
+
+    /// One scripted answer: a response or a transport failure, optionally after a delay.
+    public struct Reply: Sendable {
+        /// What the transport returns.
+        public var result: Result<SimpleResponse, SimpleNetworkingError>
+        /// Seconds to wait before answering; cancelling the request ends the wait.
+        public var delay: TimeInterval
+
+        /// Creates a reply.
+        /// - Parameters:
+        ///   - result: What the transport returns.
+        ///   - delay: Seconds to wait before answering. Default: 0.
+        public init(_ result: Result<SimpleResponse, SimpleNetworkingError>, delay: TimeInterval = 0) {
+            self.result = result
+            self.delay = delay
+        }
+
+        /// A response with `status`, optional headers and body.
+        /// - Parameters:
+        ///   - status: The status code.
+        ///   - headers: The response headers.
+        ///   - body: The response body.
+        /// - Returns: The reply.
+        public static func status(_ status: Int, headers: HTTPHeaders = [:], body: Data = Data()) -> Reply {
+            Reply(.success(SimpleResponse(statusCode: status, headers: headers, body: body)))
+        }
+
+        /// A JSON response.
+        /// - Parameters:
+        ///   - json: The body text.
+        ///   - status: The status code. Default: 200.
+        /// - Returns: The reply.
+        public static func json(_ json: String, status: Int = 200) -> Reply {
+            .status(status, headers: ["Content-Type": "application/json"], body: Data(json.utf8))
+        }
+
+        /// A transport failure, such as `.timedOut` or `.cannotConnectToHost`.
+        /// - Parameter code: The `URLError` code.
+        /// - Returns: The reply.
+        public static func failure(_ code: URLError.Code) -> Reply {
+            Reply(.failure(.transportFailed(URLError(code))))
+        }
+
+        /// This reply, answered after `seconds`.
+        /// - Parameter seconds: The delay.
+        /// - Returns: The delayed reply.
+        public func delayed(by seconds: TimeInterval) -> Reply {
+            Reply(result, delay: seconds)
+        }
+    }
+
+    private struct State {
+        var queue: [Reply] = []
+        var route: (@Sendable (URLRequest) -> Reply)?
+        var requests: [URLRequest] = []
+    }
+
+    private let state = Locked(State())
+
+    /// Creates a transport with no replies queued; unscripted requests get a 404.
+    public init() {}
+
+    /// Queues a reply; each request takes the next one, in order.
+    /// - Parameter reply: The reply.
+    public func enqueue(_ reply: Reply) {
+        state.withLock { $0.queue.append(reply) }
+    }
+
+    /// Answers requests with `handler` once the queue is empty.
+    /// - Parameter handler: Called with each request; returns its reply.
+    public func route(_ handler: @escaping @Sendable (URLRequest) -> Reply) {
+        state.withLock { $0.route = handler }
+    }
+
+    /// Every request received, in order, exactly as the client built it.
+    public var requests: [URLRequest] { state.withLock { $0.requests } }
+
+    /// The number of requests received.
+    public var requestCount: Int { state.withLock { $0.requests.count } }
+
+    /// Records the request and answers with the next reply.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: Ignored; a mock has no wire to limit.
+    /// - Returns: The scripted response, with the request's URL.
+    /// - Throws: The scripted failure, or ``SimpleNetworkingError/cancelled`` when cancelled during a delay.
+    public func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+        -> SimpleResponse
+    {
+        let reply = state.withLock { state -> Reply in
+            state.requests.append(request)
+            if !state.queue.isEmpty { return state.queue.removeFirst() }
+            return state.route?(request) ?? .status(404)
+        }
+        if reply.delay > 0 {
+            do {
+                try await Task.sleep(nanoseconds: UInt64(reply.delay * 1_000_000_000))
+            } catch {
+                throw .cancelled
+            }
+        }
+        if Task.isCancelled { throw .cancelled }
+        let response = try reply.result.get()
+        return SimpleResponse(
+            statusCode: response.statusCode, headers: response.headers, body: response.body, url: request.url)
+    }
+}
+
+/// A lock-guarded value for this module's own state.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only read or written while `lock` is held.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
