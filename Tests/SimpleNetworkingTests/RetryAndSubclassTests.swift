@@ -1,0 +1,173 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Default headers, retry and subclassing")
+struct RetryAndSubclassTests {
+    @Test("Default headers are merged at send time, and a header set on the request wins")
+    func defaultHeaders() async {
+        let (api, transport) = makeMockClient { $0.defaultHeaders = ["X-Client": "tests"] }
+        transport.route { _ in .status(200) }
+        api.defaultHeaders["Authorization"] = "Bearer one"
+        await SimpleNetworking.get("/a").header("x-client", "override").executeAndWait(on: api)
+        let sent = transport.requests.first?.allHTTPHeaderFields ?? [:]
+        #expect(sent["Authorization"] == "Bearer one")
+        #expect(sent["x-client"] == "override")
+        #expect(sent["X-Client"] == nil)
+    }
+
+    @Test("A retry after changing default headers sends the new value")
+    func retryPicksUpNewHeaders() async {
+        let (api, transport) = makeMockClient()
+        transport.enqueue(.status(401))
+        transport.enqueue(.status(200))
+        api.defaultHeaders["Authorization"] = "Bearer old"
+        let log = EventLog()
+        await SimpleNetworking.get("/a")
+            .on(httpStatus: 401, { request, _ in
+                api.defaultHeaders["Authorization"] = "Bearer new"
+                request.retry()
+                return false
+            })
+            .on(success: { _ in log.append("success") })
+            .executeAndWait(on: api)
+        let values = transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(values == ["Bearer old", "Bearer new"])
+        #expect(log.all == ["success"])
+    }
+
+    @Test("Default headers can be written from many tasks while requests are in flight")
+    func concurrentDefaultHeaderWrites() async {
+        let (api, transport) = makeMockClient()
+        transport.route { _ in .status(200) }
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<100 {
+                group.addTask { api.defaultHeaders["X-\(index)"] = "\(index)" }
+                group.addTask { _ = try? await api.get("/a").response() }
+            }
+        }
+        #expect(api.defaultHeaders.count == 100)
+        #expect(transport.requestCount == 100)
+    }
+
+    @Test("The retry limit stops a status handler that always retries", arguments: [0, 1, 3])
+    func retryLimitStopsLoop(limit: Int) async throws {
+        let (api, transport) = makeMockClient { $0.maximumRetries = limit }
+        transport.route { _ in .status(503) }
+        let log = EventLog()
+        await SimpleNetworking.get("/a")
+            .on(httpStatus: 503, { request, _ in request.retry(); return false })
+            .on(error: { error in
+                if case .retryLimitExceeded(let attempts, let response) = error {
+                    log.append("limit \(attempts) \(response?.statusCode ?? 0)")
+                }
+            })
+            .executeAndWait(on: api)
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(transport.requestCount == limit + 1)
+        #expect(log.all == ["limit \(limit + 1) 503"])
+    }
+
+    @Test("The retry limit also stops retries started later, outside the handlers")
+    func retryLimitStopsDeferredLoop() async throws {
+        let (api, transport) = makeMockClient()
+        transport.route { _ in .status(503) }
+        let log = EventLog()
+        SimpleNetworking.get("/a")
+            .retryLimit(2)
+            .on(httpStatus: 503, { request, _ in
+                DispatchQueue.global().async { request.retry() }
+                return false
+            })
+            .on(error: { error in
+                if case .retryLimitExceeded = error { log.append("limit") }
+                DispatchQueue.global().async { log.append("retry asked") }
+            })
+            .on(completion: { log.append("completion") })
+            .execute(on: api)
+        #expect(await eventually { log.all.contains("limit") })
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(transport.requestCount == 3)
+        #expect(log.count(of: "limit") == 1)
+        #expect(log.count(of: "completion") == 4)  // one per execution: three stopped chains, then the limit
+    }
+
+    @Test("The seed's subclass pattern: an execute override authenticates on 401 and retries")
+    func subclassReauthenticates() async throws {
+        let transport = MockTransport()
+        transport.route { request in
+            switch (request.url?.path, request.value(forHTTPHeaderField: "X-Authorization")) {
+            case ("/v1/auth", _): return .json(#"{"token": "fresh"}"#)
+            case (_, "fresh"): return .json(#"{"name": "Ada"}"#)
+            default: return .status(401)
+            }
+        }
+        let api = TokenRefreshingAPI(baseURL: exampleBaseURL, transport: transport)
+        let log = EventLog()
+        api.get("/me") { request in
+            request.on(success: { response in log.append(response.json?["name"] as? String ?? "?") })
+        }
+        #expect(await eventually { log.all == ["Ada"] })
+        let paths = transport.requests.compactMap { $0.url?.path }
+        #expect(paths == ["/v1/me", "/v1/auth", "/v1/me"])
+        #expect(api.token == "fresh")
+    }
+
+    @Test("Cancelling the awaiting task cancels the request in flight")
+    func cancelAwaitingTask() async throws {
+        let (api, transport) = makeMockClient()
+        transport.enqueue(MockTransport.Reply.status(200).delayed(by: 10))
+        let started = Date()
+        let task = Task { try await api.get("/slow").response() }
+        #expect(await eventually { transport.requestCount == 1 })
+        task.cancel()
+        let result = await task.result
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(throws: SimpleNetworkingError.self) { try result.get() }
+        if case .failure(let error as SimpleNetworkingError) = result { #expect(error.isCancelled) }
+    }
+
+    @Test("Running a request that is already running throws requestInProgress")
+    func doubleRun() async throws {
+        let (api, transport) = makeMockClient()
+        transport.enqueue(MockTransport.Reply.status(200).delayed(by: 0.3))
+        let request = api.get("/a")
+        let first = Task { try await request.response() }
+        #expect(await eventually { transport.requestCount == 1 })
+        await #expect(throws: SimpleNetworkingError.self) { try await request.response() }
+        #expect(try await first.value.statusCode == 200)
+    }
+}
+
+/// The seed README's subclass, in Swift 6 form.
+final class TokenRefreshingAPI: SimpleNetworking, @unchecked Sendable {
+    var token: String? {
+        get { defaultHeaders["X-Authorization"] }
+        set { defaultHeaders["X-Authorization"] = newValue }
+    }
+
+    func authenticate(_ callback: @escaping @Sendable () -> Void) {
+        self.get("/auth") { request in
+            request.accept(.json)
+                .on(success: { [weak self] response in
+                    self?.token = response.json?["token"] as? String
+                    callback()
+                })
+        }
+    }
+
+    override func execute(request: SimpleRequest) {
+        if request.httpStatusHandlers[401] == nil {
+            request.on(httpStatus: 401) { request, _ in
+                self.authenticate { request.retry() }
+                return false
+            }
+        }
+        super.execute(request: request)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A thread-safe list of what happened, in order.
+final class EventLog: @unchecked Sendable {
+    // @unchecked Sendable: `events` is only touched under `lock`.
+    private let lock = NSLock()
+    private var events: [String] = []
+
+    func append(_ event: String) {
+        lock.lock()
+        events.append(event)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events
+    }
+
+    func count(of event: String) -> Int { all.filter { $0 == event }.count }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    @discardableResult
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        return count
+    }
+
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
+
+extension SimpleRequest {
+    /// Executes on `client` and returns when the completion handlers of this execution have run.
+    func executeAndWait(on client: SimpleNetworking) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            on(completion: { continuation.resume() }).execute(on: client)
+        }
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+func eventually(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return condition()
+}
+
+let exampleBaseURL = URL(string: "https://api.example.com/v1")!
+
+/// A client on a fresh MockTransport.
+func makeMockClient(configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }) -> (
+    SimpleNetworking, MockTransport
+) {
+    let transport = MockTransport()
+    var configuration = SimpleNetworking.Configuration()
+    configure(&configuration)
+    return (SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration), transport)
+}
