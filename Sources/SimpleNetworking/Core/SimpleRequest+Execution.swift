@@ -159,7 +159,7 @@ extension SimpleRequest {
             let task = Task {
                 let result: Outcome
                 do throws(SimpleNetworkingError) {
-                    result = .success(try await client.transport.send(urlRequest, options: options))
+                    result = .success(try await client.perform(urlRequest, options: options))
                 } catch {
                     result = .failure(error)
                 }
