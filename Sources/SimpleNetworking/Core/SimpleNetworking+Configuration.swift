@@ -23,6 +23,25 @@ extension SimpleNetworking {
         /// The encoder for ``SimpleRequest/body(json:)``. Default: a plain `JSONEncoder`.
         public var encoder = JSONEncoder()
 
+        // MARK: Safety
+
+        /// Which redirects are followed, by the library itself on every platform. Default: ``RedirectPolicy/follow(limit:)``
+        /// with 10, refusing `https` to `http`. A request can override it with ``SimpleRequest/redirects(_:)``.
+        public var redirectPolicy: RedirectPolicy = .follow(limit: 10)
+        /// The largest response body accepted, in bytes, counted after decompression as the bytes arrive; a larger one
+        /// is cancelled and fails with ``SimpleNetworkingError/responseTooLarge(limit:)``. Applies to every redirect hop.
+        /// Default: 10 MiB (10,485,760). A request can override it with ``SimpleRequest/maximumResponseBodySize(_:)``.
+        public var maximumResponseBodySize: Int = 10 * 1024 * 1024
+        /// Headers holding secrets, compared without regard to case: removed for the rest of a redirect chain once it
+        /// leaves the original origin, and redacted in cURL descriptions. Default:
+        /// ``defaultSensitiveHeaders``; insert your own API-key headers.
+        public var sensitiveHeaders: Set<String> = Configuration.defaultSensitiveHeaders
+        /// Query parameters (and JSON or form body fields) whose values are redacted in events and cURL descriptions,
+        /// compared without regard to case. Default: ``defaultSensitiveQueryParameters``.
+        public var sensitiveQueryParameters: Set<String> = Configuration.defaultSensitiveQueryParameters
+        /// Receives a ``NetworkEvent`` for each step of each request, on any thread; keep it fast. Default: `nil`.
+        public var eventHandler: (@Sendable (NetworkEvent) -> Void)?
+
         /// Creates the default configuration.
         public init() {}
     }

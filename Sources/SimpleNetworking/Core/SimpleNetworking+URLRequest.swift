@@ -72,7 +72,12 @@ extension SimpleNetworking {
     }
 
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
-        TransportOptions(timeout: parts.timeout ?? configuration.timeout)
+        var options = TransportOptions(
+            timeout: parts.timeout ?? configuration.timeout,
+            maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize)
+        options.redirectPolicy = parts.safety.redirectPolicy
+        options.requestID = parts.safety.requestID
+        return options
     }
 
     private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URL {

@@ -27,6 +27,13 @@ public enum SimpleNetworkingError: Error, Sendable {
     case stoppedByHandler(SimpleResponse)
     /// The request is already running; wait for it or cancel it before running it again.
     case requestInProgress
+    /// The response body passed `limit` bytes (after decompression), so the transfer was cancelled.
+    case responseTooLarge(limit: Int)
+    /// A redirect was not followed: the redirect policy refused it, it went from https to http, it formed a loop, or
+    /// its `Location` was unusable.
+    case redirectRefused(reason: String)
+    /// More than `limit` redirects in one attempt.
+    case tooManyRedirects(limit: Int)
 
     /// The response involved, when one arrived.
     public var response: SimpleResponse? {
@@ -36,6 +43,8 @@ public enum SimpleNetworkingError: Error, Sendable {
         case .decodingFailed(_, _, let response), .retryLimitExceeded(_, let response):
             return response
         case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress:
+            return nil
+        case .responseTooLarge, .redirectRefused, .tooManyRedirects:
             return nil
         }
     }
@@ -75,6 +84,13 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "A handler for status \(response.statusCode) stopped the request without retrying it."
         case .requestInProgress:
             return "The request is already running; wait for it to finish or cancel it first."
+        case .responseTooLarge(let limit):
+            return "The response body passed the size limit of \(limit) bytes, so the transfer was stopped; "
+                + "raise maximumResponseBodySize if the response is expected to be this large."
+        case .redirectRefused(let reason):
+            return "A redirect was not followed: \(reason)."
+        case .tooManyRedirects(let limit):
+            return "Stopped after \(limit) redirects: the redirect limit was reached."
         }
     }
 

@@ -141,7 +141,7 @@ extension SimpleRequest {
             state.run.phase = .sending
             let parts = Parts(
                 method: state.method, target: state.target, queryItems: state.queryItems,
-                headers: state.headers, body: state.body, timeout: state.timeout)
+                headers: state.headers, body: state.body, timeout: state.timeout, safety: state.safety)
             return .send(parts, attempt: state.run.attempts)
         }
         switch step {

@@ -186,6 +186,7 @@ extension SimpleRequest {
         var completionHandlers: [CompletionHandler] = []
         var client: SimpleNetworking?
         var run = Run()
+        var safety = SafetySettings()
 
         init(method: HTTPMethod, target: Target) {
             self.method = method
@@ -201,5 +202,6 @@ extension SimpleRequest {
         var headers: HTTPHeaders
         var body: Body?
         var timeout: TimeInterval?
+        var safety = SafetySettings()
     }
 }

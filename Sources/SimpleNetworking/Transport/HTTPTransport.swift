@@ -7,17 +7,20 @@ import Foundation
 /// What sends one request over the network and returns the complete response.
 ///
 /// The library's own transport uses URLSession; `MockTransport` in `SimpleNetworkingTesting` answers from memory.
-/// A transport is called once per attempt; retries and handlers are the client's job.
+/// A transport is called once per hop: it must not follow redirects itself, but return the 3xx response; redirects,
+/// retries and handlers are the client's job.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the whole response.
     ///
+    /// A body larger than `options.maximumResponseBodySize` should be stopped as it arrives with
+    /// ``SimpleNetworkingError/responseTooLarge(limit:)``; the client also checks the size of what is returned.
     /// Cancelling the calling task must stop the request and throw ``SimpleNetworkingError/cancelled``.
     /// - Parameters:
     ///   - request: The request, already validated, with every header merged in.
     ///   - options: Limits for this attempt.
     /// - Returns: The response, whatever its status.
-    /// - Throws: ``SimpleNetworkingError/transportFailed(_:)`` when no complete response arrived, or
-    ///   ``SimpleNetworkingError/cancelled``.
+    /// - Throws: ``SimpleNetworkingError/transportFailed(_:)`` when no complete response arrived,
+    ///   ``SimpleNetworkingError/responseTooLarge(limit:)``, or ``SimpleNetworkingError/cancelled``.
     func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse
 
     /// Stops the transport: requests in flight are cancelled and no new ones can be sent.
@@ -29,14 +32,23 @@ extension HTTPTransport {
     public func close() {}
 }
 
-/// Limits a transport applies to one attempt.
+/// Limits a transport applies to one request on the wire.
 public struct TransportOptions: Sendable {
-    /// The time the attempt may take, in seconds, from sending to the last byte of the body.
+    /// The time the request may take, in seconds, from sending to the last byte of the body.
     public var timeout: TimeInterval
+    /// The largest body accepted, in bytes, counted after decompression.
+    public var maximumResponseBodySize: Int
+    /// The redirect policy of the request, when it overrides the client's; read by the client, not the transport.
+    var redirectPolicy: RedirectPolicy?
+    /// The request's identity in events; read by the client, not the transport.
+    var requestID = UUID()
 
     /// Creates options.
-    /// - Parameter timeout: The time the attempt may take, in seconds.
-    public init(timeout: TimeInterval) {
+    /// - Parameters:
+    ///   - timeout: The time the request may take, in seconds.
+    ///   - maximumResponseBodySize: The largest body accepted, in bytes. Default: `Int.max`, no limit.
+    public init(timeout: TimeInterval, maximumResponseBodySize: Int = .max) {
         self.timeout = timeout
+        self.maximumResponseBodySize = maximumResponseBodySize
     }
 }

@@ -10,12 +10,18 @@ final class PendingTask: @unchecked Sendable {
     // registry lock before the task starts; `finish` resumes the continuation at most once, guarded by `finished`.
     private let continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>
     private let finished = Locked(false)
+    /// The largest body accepted, counted after decompression.
+    let maximumBodySize: Int
     var response: HTTPURLResponse?
     var body = Data()
     var deadline: DispatchWorkItem?
 
-    init(continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>) {
+    init(
+        continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>,
+        maximumBodySize: Int = .max
+    ) {
         self.continuation = continuation
+        self.maximumBodySize = maximumBodySize
     }
 
     func finish(with result: Result<SimpleResponse, SimpleNetworkingError>) {
@@ -85,12 +91,33 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        pending(for: dataTask)?.response = response as? HTTPURLResponse
+        guard let pending = pending(for: dataTask) else { return completionHandler(.cancel) }
+        pending.response = response as? HTTPURLResponse
+        if let response = pending.response, Self.declaredLength(of: response, for: dataTask) > pending.maximumBodySize {
+            // Linux ignores `.cancel` here and downloads the body anyway (L7), so the task is cancelled directly.
+            fail(dataTask, with: .responseTooLarge(limit: pending.maximumBodySize))
+            return completionHandler(.cancel)
+        }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        pending(for: dataTask)?.body.append(data)
+        guard let pending = pending(for: dataTask) else { return }
+        // Counted on decoded bytes: both platforms decompress before this call (on Linux every encoding libcurl
+        // knows, with no limit of its own: L8), so a compression bomb stops within one chunk of the limit.
+        guard data.count <= pending.maximumBodySize - pending.body.count else {
+            return fail(dataTask, with: .responseTooLarge(limit: pending.maximumBodySize))
+        }
+        pending.body.append(data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        // Never follow here: the 3xx comes back as the response and the client follows it by its own rules, the same
+        // on every platform (on Linux URLSession would forward credentials and drop 307 bodies: L1, L3).
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -107,6 +134,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // Never answer challenges: a 401 must reach the library's handlers, and on Linux answering a Digest or
         // unknown scheme with a credential reaches a fatalError in FoundationNetworking.
         completionHandler(.performDefaultHandling, nil)
+    }
+
+    /// The body length the response declares, when that is the length that will be counted: not for HEAD, not
+    /// for statuses without a body, and not when a content coding makes the decoded length unknown.
+    private static func declaredLength(of response: HTTPURLResponse, for task: URLSessionTask) -> Int64 {
+        let coding = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased()
+        guard task.originalRequest?.httpMethod != "HEAD", response.statusCode != 204, response.statusCode != 304,
+            coding == "identity" || coding.isEmpty
+        else { return 0 }
+        return response.expectedContentLength
     }
 
     private static func result(of pending: PendingTask, error: (any Error)?) -> Result<

@@ -7,8 +7,9 @@ import Foundation
 /// Sends requests with data tasks on one long-lived URLSession per client.
 ///
 /// The library's own session gets a delegate of the library's (``SessionDelegate``) that collects bodies, answers
-/// authentication challenges with default handling and owns redirects. Each attempt has its own deadline timer,
-/// because URLSession's request timeout is an idle timer and, on Linux, sub-second values become about 1 ms.
+/// authentication challenges with default handling, never follows redirects (the client does) and cancels a body
+/// past the size limit as it arrives. Each request has its own deadline timer, because URLSession's request timeout
+/// is an idle timer and, on Linux, sub-second values become about 1 ms.
 final class URLSessionTransport: HTTPTransport {
     let session: URLSession
     private let delegate: SessionDelegate
@@ -52,7 +53,7 @@ final class URLSessionTransport: HTTPTransport {
         let handle = TaskHandle()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let pending = PendingTask(continuation: continuation)
+                let pending = PendingTask(continuation: continuation, maximumBodySize: options.maximumResponseBodySize)
                 guard let task = makeTask(for: request, pending: pending) else {
                     pending.finish(with: .failure(.transportFailed(URLError(.cancelled))))
                     return

@@ -1,0 +1,35 @@
+import Foundation
+
+extension SimpleRequest {
+    /// Per-request overrides of the client's safety settings, and the request's identity in events.
+    struct SafetySettings: Sendable {
+        /// The same for every attempt and redirect of this request, in ``NetworkEvent/requestID``.
+        let requestID = UUID()
+        var redirectPolicy: RedirectPolicy?
+        var maximumResponseBodySize: Int?
+    }
+
+    /// Sets which redirects this request follows.
+    ///
+    /// Default: the client's ``SimpleNetworking/Configuration/redirectPolicy``, which follows up to 10.
+    /// - Parameter policy: The policy, such as ``RedirectPolicy/doNotFollow`` to see the 3xx response itself.
+    /// - Returns: This request.
+    @discardableResult
+    public func redirects(_ policy: RedirectPolicy) -> Self {
+        state.withLock { $0.safety.redirectPolicy = policy }
+        return self
+    }
+
+    /// Sets the largest response body this request accepts, counted after decompression as the bytes arrive.
+    ///
+    /// Past it the transfer is cancelled and the request fails with
+    /// ``SimpleNetworkingError/responseTooLarge(limit:)``. Default: the client's
+    /// ``SimpleNetworking/Configuration/maximumResponseBodySize`` (10 MiB).
+    /// - Parameter bytes: The limit in bytes; negative values count as 0.
+    /// - Returns: This request.
+    @discardableResult
+    public func maximumResponseBodySize(_ bytes: Int) -> Self {
+        state.withLock { $0.safety.maximumResponseBodySize = max(0, bytes) }
+        return self
+    }
+}
