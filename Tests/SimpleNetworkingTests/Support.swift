@@ -79,3 +79,22 @@ func makeMockClient(configure: (inout SimpleNetworking.Configuration) -> Void = 
     configure(&configuration)
     return (SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration), transport)
 }
+
+/// A client with its own session, sending to `server`.
+func makeLoopbackClient(
+    _ server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
+) -> SimpleNetworking {
+    var configuration = SimpleNetworking.Configuration()
+    configure(&configuration)
+    return SimpleNetworking(baseURL: server.baseURL, configuration: configuration)
+}
+
+/// The error a request fails with, or `nil` when it succeeds.
+func failure(of request: SimpleRequest) async -> SimpleNetworkingError? {
+    do {
+        _ = try await request.response()
+        return nil
+    } catch {
+        return error
+    }
+}

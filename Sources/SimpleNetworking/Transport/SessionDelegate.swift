@@ -124,6 +124,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         guard let pending = registry.withLock({ $0.pending.removeValue(forKey: task.taskIdentifier)?.pending }) else {
             return
         }
+        // On Linux a 3xx without a usable Location completes without `didReceive response`; the task still has it.
+        if pending.response == nil { pending.response = task.response as? HTTPURLResponse }
         pending.finish(with: Self.result(of: pending, error: error))
     }
 
