@@ -15,6 +15,8 @@ final class PendingTask: @unchecked Sendable {
     var response: HTTPURLResponse?
     var body = Data()
     var deadline: DispatchWorkItem?
+    /// The 401 or 407 of an authentication challenge the library declined (Linux only, see `didReceive challenge`).
+    var declinedChallenge: HTTPURLResponse?
 
     init(
         continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>,
@@ -126,6 +128,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         // On Linux a 3xx without a usable Location completes without `didReceive response`; the task still has it.
         if pending.response == nil { pending.response = task.response as? HTTPURLResponse }
+        if let challenged = pending.declinedChallenge, (error as? URLError)?.code == .cancelled {
+            // The challenge was declined after the whole response arrived: the 401 is the answer.
+            pending.response = challenged
+            return pending.finish(with: Self.result(of: pending, error: nil))
+        }
         pending.finish(with: Self.result(of: pending, error: error))
     }
 
@@ -133,9 +140,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        // Never answer challenges: a 401 must reach the library's handlers, and on Linux answering a Digest or
-        // unknown scheme with a credential reaches a fatalError in FoundationNetworking.
-        completionHandler(.performDefaultHandling, nil)
+        // Never answer challenges with a credential: a 401 must reach the library's handlers, and on Linux answering a
+        // Digest or unknown scheme with a credential reaches a fatalError in FoundationNetworking (L12).
+        #if canImport(FoundationNetworking)
+            // On Linux only HTTP challenges (Basic, Digest) get here, after the whole 401 has arrived. Default handling
+            // leaves the task hanging forever and `.useCredential` with no credential traps, so the protection space
+            // is rejected, which cancels the task; its completion then delivers the 401 as the response.
+            // (Server-trust challenges do not exist there: L11.)
+            guard let pending = pending(for: task),
+                let response = challenge.failureResponse as? HTTPURLResponse
+            else { return completionHandler(.performDefaultHandling, nil) }
+            pending.declinedChallenge = response
+            completionHandler(.rejectProtectionSpace, nil)
+        #else
+            completionHandler(.performDefaultHandling, nil)
+        #endif
     }
 
     /// The body length the response declares, when that is the length that will be counted: not for HEAD, not

@@ -1,0 +1,266 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A gzip member holding `1 + 258 * repeats` zero bytes, built at test time: one fixed-Huffman deflate block with a
+/// literal zero followed by length-258, distance-1 copies (13 bits for every 258 bytes, about 160:1).
+struct GzipBomb {
+    static let repeats = 260_000
+    /// 67,080,001 bytes once decoded (64 MiB).
+    static let decodedSize = 1 + 258 * repeats
+    /// CRC-32 of `decodedSize` zero bytes, computed with Python's `zlib.crc32`.
+    static let crc32: UInt32 = 0x173B_0FBA
+
+    static func make() -> Data {
+        var bits = BitWriter()
+        bits.write(1, count: 1)  // BFINAL
+        bits.write(1, count: 2)  // BTYPE 01: fixed Huffman
+        bits.writeCode(0x30, length: 8)  // literal 0
+        for _ in 0..<repeats {
+            bits.writeCode(0xC5, length: 8)  // length symbol 285: 258 bytes
+            bits.writeCode(0, length: 5)  // distance code 0: 1 byte back
+        }
+        bits.writeCode(0, length: 7)  // end of block
+        var data = Data([0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0x03])
+        data.append(contentsOf: bits.finished)
+        for value in [crc32, UInt32(truncatingIfNeeded: decodedSize)] {
+            data.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+        }
+        return data
+    }
+
+    /// Deflate's bit order: values least significant bit first, Huffman codes most significant bit first.
+    struct BitWriter {
+        var bytes: [UInt8] = []
+        private var current: UInt8 = 0
+        private var used = 0
+
+        mutating func write(_ value: UInt32, count: Int) {
+            for index in 0..<count { push(UInt8((value >> index) & 1)) }
+        }
+
+        mutating func writeCode(_ code: UInt32, length: Int) {
+            for index in stride(from: length - 1, through: 0, by: -1) { push(UInt8((code >> index) & 1)) }
+        }
+
+        private mutating func push(_ bit: UInt8) {
+            current |= bit << used
+            used += 1
+            if used == 8 {
+                bytes.append(current)
+                current = 0
+                used = 0
+            }
+        }
+
+        /// The bytes, with the last partial byte flushed.
+        var finished: [UInt8] { used == 0 ? bytes : bytes + [current] }
+    }
+}
+
+@Suite("Response size limit over loopback")
+struct SizeLimitTests {
+    @Test("A body one byte over the limit fails; at or under it succeeds", arguments: [
+        (1_000, false, true), (1_001, false, false), (999, true, true), (1_000, true, true), (1_001, true, false),
+        (200_000, true, false),
+    ])
+    func cap(size: Int, chunked: Bool, succeeds: Bool) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: size), chunked: chunked) }
+        let api = makeLoopbackClient(server) { $0.maximumResponseBodySize = 1_000 }
+        defer { api.close() }
+
+        let error = await failure(of: api.get("/body"))
+
+        if succeeds {
+            #expect(error == nil)
+        } else {
+            guard case .responseTooLarge(limit: 1_000) = error else {
+                Issue.record("expected responseTooLarge(limit: 1000), got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test("A per-request limit overrides the client's, both ways")
+    func perRequest() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(body: Data(count: 5_000)) }
+        let api = makeLoopbackClient(server) { $0.maximumResponseBodySize = 1_000 }
+        defer { api.close() }
+
+        let raised = await failure(of: api.get("/a").maximumResponseBodySize(5_000))
+        let lowered = await failure(of: api.get("/a").maximumResponseBodySize(4_999))
+
+        #expect(raised == nil)
+        guard case .responseTooLarge(limit: 4_999) = lowered else {
+            Issue.record("expected responseTooLarge(limit: 4999), got \(String(describing: lowered))")
+            return
+        }
+    }
+
+    @Test("The bomb is real: with a large limit it decodes to 64 MiB of zeros")
+    func bombControl() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let bomb = GzipBomb.make()
+        server.route { _ in MockResponse(headers: [("Content-Encoding", "gzip")], body: bomb) }
+        let api = makeLoopbackClient(server) { $0.maximumResponseBodySize = 128 * 1024 * 1024 }
+        defer { api.close() }
+
+        let response = try await api.get("/bomb").response()
+
+        #expect(bomb.count < 450_000)
+        #expect(response.body.count == GzipBomb.decodedSize)
+        #expect(response.body.allSatisfy { $0 == 0 })
+    }
+
+    @Test("A compression bomb stops near the limit, long before its end")
+    func bomb() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let bomb = GzipBomb.make()
+        // About 1 s to send the whole bomb; 1 MiB decoded is within the first two writes.
+        server.route { _ in
+            MockResponse(
+                headers: [("Content-Encoding", "gzip")], body: bomb, faults: [.drip(bytes: 4_096, interval: 0.01)])
+        }
+        let events = EventLog()
+        let api = makeLoopbackClient(server) {
+            $0.maximumResponseBodySize = 1024 * 1024
+            $0.eventHandler = { events.append("\($0)") }
+        }
+        defer { api.close() }
+
+        let start = Date()
+        let error = await failure(of: api.get("/bomb"))
+        let elapsed = Date().timeIntervalSince(start)
+
+        guard case .responseTooLarge(limit: 1_048_576) = error else {
+            Issue.record("expected responseTooLarge(limit: 1048576), got \(String(describing: error))")
+            return
+        }
+        #expect(elapsed < 0.5, "took \(elapsed) s")
+        #expect(events.all.last?.hasSuffix("failed: \(SimpleNetworkingError.responseTooLarge(limit: 1_048_576))") == true)
+    }
+
+    @Test("The limit holds after a redirect")
+    func afterRedirect() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { $0.path == "/start" ? .redirect(to: "/big") : MockResponse(body: Data(count: 2_000)) }
+        let api = makeLoopbackClient(server) { $0.maximumResponseBodySize = 1_999 }
+        defer { api.close() }
+
+        let error = await failure(of: api.get("/start"))
+
+        guard case .responseTooLarge(limit: 1_999) = error else {
+            Issue.record("expected responseTooLarge(limit: 1999), got \(String(describing: error))")
+            return
+        }
+        #expect(server.requests.map(\.path) == ["/start", "/big"])
+    }
+
+    @Test("A HEAD response may declare any length")
+    func headDeclaresLength() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(headers: [("Content-Length", "5000000")]) }
+        let api = makeLoopbackClient(server) { $0.maximumResponseBodySize = 1_000 }
+        defer { api.close() }
+
+        let response = try await api.head("/file").response()
+
+        #expect(response.statusCode == 200)
+    }
+}
+
+@Suite("Timeouts over loopback")
+struct TimeoutTests {
+    @Test("A 0.5 s timeout lets a 0.3 s response through")
+    func fastEnough() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(body: Data("late".utf8), faults: [.delayHeaders(0.3)]) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let response = try await api.get("/slow").timeout(0.5).response()
+
+        #expect(response.string == "late")
+    }
+
+    @Test("A 0.5 s timeout stops a slow response in about 0.5 s", arguments: [
+        [MockFault.delayHeaders(2)], [.delayBody(2)], [.drip(bytes: 1, interval: 0.1)],
+    ])
+    func tooSlow(faults: [MockFault]) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: 20), faults: faults) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let start = Date()
+        let error = await failure(of: api.get("/slow").timeout(0.5))
+        let elapsed = Date().timeIntervalSince(start)
+
+        #expect(error?.isTimeout == true, "\(String(describing: error))")
+        #expect(elapsed > 0.45 && elapsed < 1.0, "took \(elapsed) s")
+    }
+
+    @Test("The attempt's timeout covers every redirect hop")
+    func acrossRedirects() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.path == "/start"
+                ? MockResponse(status: 302, headers: [("Location", "/next")], faults: [.delayHeaders(0.3)])
+                : MockResponse(body: Data("done".utf8), faults: [.delayHeaders(0.3)])
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let start = Date()
+        let error = await failure(of: api.get("/start").timeout(0.5))
+        let elapsed = Date().timeIntervalSince(start)
+
+        #expect(error?.isTimeout == true, "\(String(describing: error))")
+        #expect(elapsed < 0.8, "took \(elapsed) s")
+        #expect(server.requestCount == 2)
+    }
+}
+
+@Suite("Authentication challenges")
+struct AuthChallengeTests {
+    /// FoundationNetworking reaches a fatalError when a Digest or unknown challenge is answered with a credential;
+    /// the library never answers, so each of these is a plain 401 for the handlers.
+    @Test("A 401 reaches the handlers, whatever the scheme, and is never answered by the session", arguments: [
+        #"Basic realm="api""#, #"Digest realm="api", nonce="abc", qop="auth""#, "Negotiate", "NTLM",
+        #"Bearer error="invalid_token""#, "Unknown-Scheme x=1",
+    ])
+    func challenges(challenge: String) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            MockResponse(status: 401, headers: [("WWW-Authenticate", challenge)], body: Data("denied".utf8))
+        }
+        let handled = Counter()
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let error = await failure(of: api.get("/private").on(httpStatus: 401) { _, _ in handled.increment(); return true })
+
+        #expect(error?.statusCode == 401)
+        #expect(error?.response?.string == "denied")
+        #expect(handled.value == 1)
+        #expect(server.requestCount == 1)
+        #expect(server.requests.first?.header("Authorization") == nil)
+    }
+}
