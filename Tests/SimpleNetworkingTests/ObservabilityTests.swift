@@ -1,0 +1,135 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Every secret used below contains this marker, so a leak anywhere is found by one search.
+private let marker = "S3CR3T"
+
+/// A thread-safe list of events.
+private final class EventRecorder: @unchecked Sendable {
+    // @unchecked Sendable: `events` is only touched under `lock`.
+    private let lock = NSLock()
+    private var events: [NetworkEvent] = []
+
+    func record(_ event: NetworkEvent) {
+        lock.lock()
+        events.append(event)
+        lock.unlock()
+    }
+
+    var all: [NetworkEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events
+    }
+}
+
+@Suite("Events and cURL descriptions never hold a secret")
+struct ObservabilityTests {
+    @Test("A captured event log of a redirected, failing request holds no secret")
+    func eventLog() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let foreign = server.url("/landing?access_token=\(marker)-4&page=2", host: "localhost").absoluteString
+        server.route { request in
+            switch request.path {
+            case "/start": .redirect(to: foreign, status: 307)
+            case "/landing": .redirect(to: "http://user:\(marker)-5@127.0.0.1:\(server.port)/loop?sig=\(marker)-6")
+            default: .status(200)
+            }
+        }
+        let recorder = EventRecorder()
+        let api = makeLoopbackClient(server) {
+            $0.defaultHeaders = ["X-Api-Key": "\(marker)-1"]
+            $0.eventHandler = { recorder.record($0) }
+            $0.redirectPolicy = .follow(limit: 1)
+        }
+        defer { api.close() }
+
+        let error = await failure(
+            of: api.post("/start").query("token", "\(marker)-2").header("Authorization", "Bearer \(marker)-3")
+                .body(json: ["password": "\(marker)-7"]))
+
+        guard case .tooManyRedirects(limit: 1) = error else {
+            Issue.record("expected tooManyRedirects(limit: 1), got \(String(describing: error))")
+            return
+        }
+        let events = recorder.all
+        let kinds = events.map { event -> String in
+            switch event.kind {
+            case .willSend: "send"
+            case .didReceiveResponse(let status): "\(status)"
+            case .redirectFollowed(_, _, let status): "follow \(status)"
+            case .redirectRefused(let status, _): "refuse \(status)"
+            case .failed: "failed"
+            case .retryScheduled: "retry"
+            }
+        }
+        #expect(kinds == ["send", "307", "follow 307", "send", "302", "refuse 302", "failed"])
+        #expect(Set(events.map(\.requestID)).count == 1)
+        #expect(events.first?.url == "\(server.baseURL.absoluteString)/start?token=<redacted>")
+        var log = ""
+        for event in events {
+            log += "\(event)\n" + String(reflecting: event) + "\n"
+            dump(event, to: &log)
+        }
+        log += "\(String(describing: error))"
+        #expect(!log.contains(marker), "\(log)")
+        #expect(log.contains("access_token=<redacted>&page=2"))
+    }
+
+    @Test("The cURL description redacts secrets by default and shows them only on request")
+    func cURL() throws {
+        let (api, _) = makeMockClient {
+            $0.defaultHeaders = ["Cookie": "session=\(marker)-1", "X-Request-Source": "tests"]
+            $0.sensitiveHeaders.insert("X-Tenant-Key")
+            $0.sensitiveQueryParameters.insert("tenant_secret")
+        }
+        let request = api.post("/items?api_key=\(marker)-2&color=blue")
+            .query("tenant_secret", "\(marker)-3").query("page", "2")
+            .header("Authorization", "Bearer \(marker)-4").header("X-Tenant-Key", "\(marker)-5")
+            .header("Proxy-Authorization", "Basic \(marker)-6")
+            .body(json: ["name": "Kringle", "password": "\(marker)-7"])
+
+        let redacted = try request.cURLDescription(on: api)
+        let raw = try request.cURLDescription(on: api, redactingSecrets: false)
+
+        #expect(!redacted.contains(marker), "\(redacted)")
+        #expect(redacted.hasPrefix("curl -X 'POST' 'https://api.example.com/v1/items?api_key=<redacted>&color=blue"))
+        #expect(redacted.contains("tenant_secret=<redacted>&page=2'"))
+        for header in ["Authorization", "Cookie", "X-Tenant-Key", "Proxy-Authorization"] {
+            #expect(redacted.contains("-H '\(header): <redacted>'"))
+        }
+        #expect(redacted.contains("-H 'X-Request-Source: tests'"))
+        #expect(redacted.contains(#"--data-binary '{"name":"Kringle","password":"<redacted>"}'"#))
+        #expect((1...7).allSatisfy { raw.contains("\(marker)-\($0)") }, "\(raw)")
+    }
+
+    @Test("cURL bodies: form fields are redacted by name, other text is hidden, quotes are escaped", arguments: [
+        ("a=1&client_secret=\(marker)&b=2", MediaType.formURLEncoded, "a=1&client_secret=<redacted>&b=2"),
+        ("my \(marker) note", .plainText, "<\(8 + marker.count) bytes redacted>"),
+    ])
+    func cURLBodies(body: String, type: MediaType, shown: String) throws {
+        let api = SimpleNetworking(baseURL: exampleBaseURL, transport: MockTransport())
+
+        let text = try api.put("/it's").body(body, contentType: type).cURLDescription(on: api)
+
+        #expect(text.contains("--data-binary '\(shown)'"))
+        #expect(text.contains("-X 'PUT' 'https://api.example.com/v1/it'\\''s'"))
+        #expect(!text.contains(marker))
+    }
+
+    @Test("Error descriptions name no secret", arguments: [
+        SimpleNetworkingError.responseTooLarge(limit: 10), .tooManyRedirects(limit: 3),
+        .redirectRefused(reason: "a redirect from https to http is refused"),
+    ])
+    func errorDescriptions(error: SimpleNetworkingError) {
+        #expect(!error.description.isEmpty)
+        #expect(error.response == nil)
+    }
+}
