@@ -65,10 +65,12 @@ struct GzipBomb {
 
 @Suite("Response size limit over loopback")
 struct SizeLimitTests {
-    @Test("A body one byte over the limit fails; at or under it succeeds", arguments: [
-        (1_000, false, true), (1_001, false, false), (999, true, true), (1_000, true, true), (1_001, true, false),
-        (200_000, true, false),
-    ])
+    @Test(
+        "A body one byte over the limit fails; at or under it succeeds",
+        arguments: [
+            (1_000, false, true), (1_001, false, false), (999, true, true), (1_000, true, true), (1_001, true, false),
+            (200_000, true, false),
+        ])
     func cap(size: Int, chunked: Bool, succeeds: Bool) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -127,10 +129,10 @@ struct SizeLimitTests {
         let server = try MockServer()
         defer { server.shutdown() }
         let bomb = GzipBomb.make()
-        // About 1 s to send the whole bomb; 1 MiB decoded is within the first two writes.
+        // About 2 s to send the whole bomb; 1 MiB decoded is within the first two writes.
         server.route { _ in
             MockResponse(
-                headers: [("Content-Encoding", "gzip")], body: bomb, faults: [.drip(bytes: 4_096, interval: 0.01)])
+                headers: [("Content-Encoding", "gzip")], body: bomb, faults: [.drip(bytes: 4_096, interval: 0.02)])
         }
         let events = EventLog()
         let api = makeLoopbackClient(server) {
@@ -147,8 +149,9 @@ struct SizeLimitTests {
             Issue.record("expected responseTooLarge(limit: 1048576), got \(String(describing: error))")
             return
         }
-        #expect(elapsed < 0.5, "took \(elapsed) s")
-        #expect(events.all.last?.hasSuffix("failed: \(SimpleNetworkingError.responseTooLarge(limit: 1_048_576))") == true)
+        #expect(elapsed < 1.0, "took \(elapsed) s")
+        #expect(
+            events.all.last?.hasSuffix("failed: \(SimpleNetworkingError.responseTooLarge(limit: 1_048_576))") == true)
     }
 
     @Test("The limit holds after a redirect")
@@ -197,9 +200,11 @@ struct TimeoutTests {
         #expect(response.string == "late")
     }
 
-    @Test("A 0.5 s timeout stops a slow response in about 0.5 s", arguments: [
-        [MockFault.delayHeaders(2)], [.delayBody(2)], [.drip(bytes: 1, interval: 0.1)],
-    ])
+    @Test(
+        "A 0.5 s timeout stops a slow response in about 0.5 s",
+        arguments: [
+            [MockFault.delayHeaders(2)], [.delayBody(2)], [.drip(bytes: 1, interval: 0.1)],
+        ])
     func tooSlow(faults: [MockFault]) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -212,7 +217,7 @@ struct TimeoutTests {
         let elapsed = Date().timeIntervalSince(start)
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
-        #expect(elapsed > 0.45 && elapsed < 1.0, "took \(elapsed) s")
+        #expect(elapsed > 0.45 && elapsed < 1.2, "took \(elapsed) s")
     }
 
     @Test("The attempt's timeout covers every redirect hop")
@@ -232,7 +237,7 @@ struct TimeoutTests {
         let elapsed = Date().timeIntervalSince(start)
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
-        #expect(elapsed < 0.8, "took \(elapsed) s")
+        #expect(elapsed < 1.5, "took \(elapsed) s")
         #expect(server.requestCount == 2)
     }
 }
@@ -241,10 +246,12 @@ struct TimeoutTests {
 struct AuthChallengeTests {
     /// FoundationNetworking reaches a fatalError when a Digest or unknown challenge is answered with a credential;
     /// the library never answers, so each of these is a plain 401 for the handlers.
-    @Test("A 401 reaches the handlers, whatever the scheme, and is never answered by the session", arguments: [
-        #"Basic realm="api""#, #"Digest realm="api", nonce="abc", qop="auth""#, "Negotiate", "NTLM",
-        #"Bearer error="invalid_token""#, "Unknown-Scheme x=1",
-    ])
+    @Test(
+        "A 401 reaches the handlers, whatever the scheme, and is never answered by the session",
+        arguments: [
+            #"Basic realm="api""#, #"Digest realm="api", nonce="abc", qop="auth""#, "Negotiate", "NTLM",
+            #"Bearer error="invalid_token""#, "Unknown-Scheme x=1",
+        ])
     func challenges(challenge: String) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -255,7 +262,10 @@ struct AuthChallengeTests {
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
-        let error = await failure(of: api.get("/private").on(httpStatus: 401) { _, _ in handled.increment(); return true })
+        let error = await failure(
+            of: api.get("/private").on(httpStatus: 401) { _, _ in
+                handled.increment(); return true
+            })
 
         #expect(error?.statusCode == 401)
         #expect(error?.response?.string == "denied")

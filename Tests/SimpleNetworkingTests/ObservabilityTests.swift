@@ -110,10 +110,12 @@ struct ObservabilityTests {
         #expect((1...7).allSatisfy { raw.contains("\(marker)-\($0)") }, "\(raw)")
     }
 
-    @Test("cURL bodies: form fields are redacted by name, other text is hidden, quotes are escaped", arguments: [
-        ("a=1&client_secret=\(marker)&b=2", MediaType.formURLEncoded, "a=1&client_secret=<redacted>&b=2"),
-        ("my \(marker) note", .plainText, "<\(8 + marker.count) bytes redacted>"),
-    ])
+    @Test(
+        "cURL bodies: form fields are redacted by name, other text is hidden, quotes are escaped",
+        arguments: [
+            ("a=1&client_secret=\(marker)&b=2", MediaType.formURLEncoded, "a=1&client_secret=<redacted>&b=2"),
+            ("my \(marker) note", .plainText, "<\(8 + marker.count) bytes redacted>"),
+        ])
     func cURLBodies(body: String, type: MediaType, shown: String) throws {
         let api = SimpleNetworking(baseURL: exampleBaseURL, transport: MockTransport())
 
@@ -124,10 +126,12 @@ struct ObservabilityTests {
         #expect(!text.contains(marker))
     }
 
-    @Test("Error descriptions name no secret", arguments: [
-        SimpleNetworkingError.responseTooLarge(limit: 10), .tooManyRedirects(limit: 3),
-        .redirectRefused(reason: "a redirect from https to http is refused"),
-    ])
+    @Test(
+        "Error descriptions name no secret",
+        arguments: [
+            SimpleNetworkingError.responseTooLarge(limit: 10), .tooManyRedirects(limit: 3),
+            .redirectRefused(reason: "a redirect from https to http is refused"),
+        ])
     func errorDescriptions(error: SimpleNetworkingError) {
         #expect(!error.description.isEmpty)
         #expect(error.response == nil)

@@ -25,13 +25,15 @@ struct RedirectTests {
 
     /// Facts from curl's and Go's redirect tests and RFC 9110: credentials survive a same-origin redirect, and a
     /// change of host or port removes them for the rest of the chain, even when it comes back (Go CVE-2024-45336).
-    @Test("Sensitive headers never reach another origin, and never come back", arguments: [
-        ([Stop.a, .a], [true, true]),
-        ([Stop.a, .aByName], [true, false]),
-        ([Stop.a, .b], [true, false]),
-        ([Stop.a, .b, .a], [true, false, false]),
-        ([Stop.a, .a, .aByName, .a], [true, true, false, false]),
-    ])
+    @Test(
+        "Sensitive headers never reach another origin, and never come back",
+        arguments: [
+            ([Stop.a, .a], [true, true]),
+            ([Stop.a, .aByName], [true, false]),
+            ([Stop.a, .b], [true, false]),
+            ([Stop.a, .b, .a], [true, false, false]),
+            ([Stop.a, .a, .aByName, .a], [true, true, false, false]),
+        ])
     func headerMatrix(stops: [Stop], expectSecrets: [Bool]) async throws {
         let serverA = try MockServer()
         let serverB = try MockServer()
@@ -115,9 +117,11 @@ struct RedirectTests {
         #expect(enough == nil)
     }
 
-    @Test("A redirect loop is detected before the limit", arguments: [
-        ["/a": "/a"], ["/a": "/b", "/b": "/a"], ["/a": "/b", "/b": "/c", "/c": "/b"],
-    ])
+    @Test(
+        "A redirect loop is detected before the limit",
+        arguments: [
+            ["/a": "/a"], ["/a": "/b", "/b": "/a"], ["/a": "/b", "/b": "/c", "/c": "/b"],
+        ])
     func loops(graph: [String: String]) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -137,11 +141,14 @@ struct RedirectTests {
 
     /// RFC 9110 section 15.4 as Fetch, curl and Go apply it: 301 and 302 turn only POST into GET, 303 turns
     /// everything but HEAD into GET, 307 and 308 keep method and body (re-sent by the library: Linux drops it).
-    @Test("Redirects change the method and body as RFC 9110 says", arguments: [
-        (301, HTTPMethod.post, HTTPMethod.get, false), (302, .post, .get, false), (303, .post, .get, false),
-        (303, .put, .get, false), (303, .delete, .get, false), (301, .put, .put, true), (302, .patch, .patch, true),
-        (307, .post, .post, true), (308, .post, .post, true), (307, .put, .put, true), (308, .delete, .delete, true),
-    ])
+    @Test(
+        "Redirects change the method and body as RFC 9110 says",
+        arguments: [
+            (301, HTTPMethod.post, HTTPMethod.get, false), (302, .post, .get, false), (303, .post, .get, false),
+            (303, .put, .get, false), (303, .delete, .get, false), (301, .put, .put, true), (302, .patch, .patch, true),
+            (307, .post, .post, true), (308, .post, .post, true), (307, .put, .put, true),
+            (308, .delete, .delete, true),
+        ])
     func methodRules(status: Int, method: HTTPMethod, expected: HTTPMethod, keepsBody: Bool) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -244,9 +251,11 @@ struct RedirectTests {
         #expect(server.requestCount == 2)
     }
 
-    @Test("A 3xx without a usable Location", arguments: [
-        (nil, true), ("", true), ("ftp://127.0.0.1/file", false), ("javascript:alert(1)", false),
-    ] as [(String?, Bool)])
+    @Test(
+        "A 3xx without a usable Location",
+        arguments: [
+            (nil, true), ("", true), ("ftp://127.0.0.1/file", false), ("javascript:alert(1)", false),
+        ] as [(String?, Bool)])
     func unusableLocation(location: String?, delivered: Bool) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -272,7 +281,8 @@ struct RedirectRuleTests {
     func downgrade() async throws {
         let transport = MockTransport()
         transport.route { request in
-            request.url?.scheme == "https" ? .status(302, headers: ["Location": "http://api.example.com/plain"])
+            request.url?.scheme == "https"
+                ? .status(302, headers: ["Location": "http://api.example.com/plain"])
                 : .status(200)
         }
         let api = SimpleNetworking(baseURL: exampleBaseURL, transport: transport)
@@ -289,17 +299,21 @@ struct RedirectRuleTests {
         #expect(reason.contains("https to http"))
         #expect(allowed == nil)
         let urls = transport.requests.map { $0.url?.absoluteString }
-        #expect(urls == [
-            "https://api.example.com/v1/secure", "https://api.example.com/v1/secure", "http://api.example.com/plain",
-        ])
+        #expect(
+            urls == [
+                "https://api.example.com/v1/secure", "https://api.example.com/v1/secure",
+                "http://api.example.com/plain",
+            ])
         #expect(transport.requests.last?.value(forHTTPHeaderField: "Authorization") == nil)
     }
 
-    @Test("Relative locations resolve against the URL that answered", arguments: [
-        ("/root", "https://api.example.com/root"), ("sibling", "https://api.example.com/v1/dir/sibling"),
-        ("../up", "https://api.example.com/v1/up"), ("?q=1", "https://api.example.com/v1/dir/page?q=1"),
-        ("//api.example.com/x", "https://api.example.com/x"), ("next#frag", "https://api.example.com/v1/dir/next"),
-    ])
+    @Test(
+        "Relative locations resolve against the URL that answered",
+        arguments: [
+            ("/root", "https://api.example.com/root"), ("sibling", "https://api.example.com/v1/dir/sibling"),
+            ("../up", "https://api.example.com/v1/up"), ("?q=1", "https://api.example.com/v1/dir/page?q=1"),
+            ("//api.example.com/x", "https://api.example.com/x"), ("next#frag", "https://api.example.com/v1/dir/next"),
+        ])
     func relativeLocations(location: String, expected: String) async throws {
         let transport = MockTransport()
         transport.enqueue(.status(302, headers: ["Location": location]))

@@ -53,7 +53,8 @@ struct ValidationSweepTests {
                 #expect(error == nil, "byte 0x\(String(byte, radix: 16)) should be sent")
             } else {
                 guard case .invalidRequest = error else {
-                    Issue.record("byte 0x\(String(byte, radix: 16)): expected invalidRequest, got \(String(describing: error))")
+                    Issue.record(
+                        "byte 0x\(String(byte, radix: 16)): expected invalidRequest, got \(String(describing: error))")
                     continue
                 }
                 #expect(server.requestCount == before, "byte 0x\(String(byte, radix: 16)) reached the server")
@@ -66,13 +67,15 @@ struct ValidationSweepTests {
         }
     }
 
-    @Test("Paths cannot take a request off the base URL's origin", arguments: [
-        ("//EVIL/x", true), ("///EVIL/x", true), ("http://EVIL/x", true), ("https://EVIL/x", true),
-        ("HTTP://EVIL/x", true), ("http:EVIL/x", true), ("http:/EVIL/x", true), ("\\\\EVIL/x", true),
-        ("/\\EVIL/x", true), ("\\/EVIL/x", true), (" //EVIL/x", true), ("\t//EVIL/x", true),
-        ("ftp://EVIL/x", true), ("/%2F%2FEVIL/x", false), ("@EVIL/x", false), ("/@EVIL/x", false),
-        (":EVIL/x", false), ("/..//EVIL/x", false),
-    ])
+    @Test(
+        "Paths cannot take a request off the base URL's origin",
+        arguments: [
+            ("//EVIL/x", true), ("///EVIL/x", true), ("http://EVIL/x", true), ("https://EVIL/x", true),
+            ("HTTP://EVIL/x", true), ("http:EVIL/x", true), ("http:/EVIL/x", true), ("\\\\EVIL/x", true),
+            ("/\\EVIL/x", true), ("\\/EVIL/x", true), (" //EVIL/x", true), ("\t//EVIL/x", true),
+            ("ftp://EVIL/x", true), ("/%2F%2FEVIL/x", false), ("@EVIL/x", false), ("/@EVIL/x", false),
+            (":EVIL/x", false), ("/..//EVIL/x", false),
+        ])
     func escapes(template: String, refused: Bool) async throws {
         let home = try MockServer()
         let evil = try MockServer()
@@ -113,9 +116,11 @@ struct ValidationSweepTests {
         #expect(home.requests.first?.header("Authorization") == "Bearer secret")
     }
 
-    @Test("Only http and https URLs can be requested", arguments: [
-        "ftp://127.0.0.1/x", "file:///etc/passwd", "ws://127.0.0.1/x", "data:text/plain,hi", "gopher://127.0.0.1/",
-    ])
+    @Test(
+        "Only http and https URLs can be requested",
+        arguments: [
+            "ftp://127.0.0.1/x", "file:///etc/passwd", "ws://127.0.0.1/x", "data:text/plain,hi", "gopher://127.0.0.1/",
+        ])
     func schemes(url: String) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
