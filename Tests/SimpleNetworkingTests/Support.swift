@@ -70,12 +70,14 @@ func eventually(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) as
 
 let exampleBaseURL = URL(string: "https://api.example.com/v1")!
 
-/// A client on a fresh MockTransport.
+/// A client on a fresh MockTransport. Automatic retries are off unless `configure` turns them on, so that tests of
+/// handler routing see exactly one response per execution.
 func makeMockClient(configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }) -> (
     SimpleNetworking, MockTransport
 ) {
     let transport = MockTransport()
     var configuration = SimpleNetworking.Configuration()
+    configuration.retryPolicy = .never
     configure(&configuration)
     return (SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration), transport)
 }

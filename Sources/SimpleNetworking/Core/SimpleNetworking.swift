@@ -29,6 +29,8 @@ open class SimpleNetworking: @unchecked Sendable {
 
     private let mutableState: Locked<HTTPHeaders>
     let base: BaseURL
+    let reauthentication: Reauthentication
+    let retryBudget: RetryTokenBucket
 
     /// Creates a client with its own ephemeral URLSession, or with `session` if you pass one.
     ///
@@ -44,6 +46,8 @@ open class SimpleNetworking: @unchecked Sendable {
         self.configuration = configuration
         self.base = BaseURL(baseURL)
         self.mutableState = Locked(configuration.defaultHeaders)
+        self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
+        self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         if let session {
             self.transport = URLSessionTransport(session: session)
         } else {
@@ -61,6 +65,8 @@ open class SimpleNetworking: @unchecked Sendable {
         self.configuration = configuration
         self.base = BaseURL(baseURL)
         self.mutableState = Locked(configuration.defaultHeaders)
+        self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
+        self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.transport = transport
     }
 
@@ -89,6 +95,26 @@ open class SimpleNetworking: @unchecked Sendable {
     /// - Parameter request: The request to send.
     open func execute(request: SimpleRequest) {
         request.sendAttempt(on: self)
+    }
+
+    /// Refreshes credentials; override it to use ``reauthenticate(_:on:)``.
+    ///
+    /// Called by the client, never by more than one request at a time: however many requests get a 401 together,
+    /// one call runs and the others wait for it. Requests made inside it are never re-authenticated themselves, so an
+    /// authentication endpoint that answers 401 cannot recurse. Store the new credential where requests read it,
+    /// typically ``defaultHeaders``.
+    ///
+    /// ```swift
+    /// override func authenticate() async throws {
+    ///     let token = try await post("/auth").body(json: credentials).decode(Token.self)
+    ///     defaultHeaders["Authorization"] = "Bearer \(token.value)"
+    /// }
+    /// ```
+    /// - Throws: Any error; waiting requests fail with ``SimpleNetworkingError/authenticationFailed(reason:underlying:)``.
+    ///   The default implementation throws, since there is nothing to refresh.
+    open func authenticate() async throws {
+        throw SimpleNetworkingError.authenticationFailed(
+            reason: "\(type(of: self)) does not override authenticate()", underlying: nil)
     }
 
     /// Stops the client: requests in flight are cancelled and the session is invalidated. The client cannot send

@@ -10,6 +10,8 @@ public struct SimpleResponse: Sendable {
     public let body: Data
     /// The URL that answered, after any redirects.
     public let url: URL?
+    /// Every attempt of the execution that produced this response, this one last.
+    public internal(set) var attempts: [RequestAttempt] = []
 
     /// Creates a response, for transports and test doubles.
     /// - Parameters:
