@@ -81,3 +81,65 @@ func makeMockClient(configure: (inout SimpleNetworking.Configuration) -> Void = 
     configure(&configuration)
     return (SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration), transport)
 }
+
+/// A clock whose sleeps return at once and advance its time, recording each wait.
+final class VirtualClock: @unchecked Sendable {
+    // @unchecked Sendable: `current` and `waits` are only touched under `lock`.
+    private let lock = NSLock()
+    private var current: Date
+    private var waits: [TimeInterval] = []
+
+    init(start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        current = start
+    }
+
+    var sleeps: [TimeInterval] {
+        lock.lock()
+        defer { lock.unlock() }
+        return waits
+    }
+
+    var clock: SimpleClock {
+        SimpleClock(
+            now: { [self] in
+                lock.lock()
+                defer { lock.unlock() }
+                return current
+            },
+            sleep: { [self] seconds in
+                lock.withLock {
+                    waits.append(seconds)
+                    current = current.addingTimeInterval(seconds)
+                }
+                try Task.checkCancellation()
+            })
+    }
+}
+
+/// A client on `server` with the given configuration changes.
+func makeClient(
+    for server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
+) -> SimpleNetworking {
+    var configuration = SimpleNetworking.Configuration()
+    configure(&configuration)
+    return SimpleNetworking(baseURL: server.baseURL, configuration: configuration)
+}
+
+extension Result {
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// The outcome of an async request as a value, for assertions on either side.
+func outcome(of body: () async throws -> SimpleResponse) async -> Result<SimpleResponse, SimpleNetworkingError> {
+    do {
+        return .success(try await body())
+    } catch let error as SimpleNetworkingError {
+        return .failure(error)
+    } catch {
+        Issue.record("unexpected error type: \(error)")
+        return .failure(.invalidRequest(reason: "unexpected error type"))
+    }
+}
