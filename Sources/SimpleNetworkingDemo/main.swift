@@ -29,8 +29,13 @@ func runTranscript() async throws {
     print("    decoded: User(id: \(user.id), name: \"\(user.name)\")\n")
 
     print("2. GET /me without a token: a 401 handled by the subclass's execute override")
-    let me = try await api.get("/me").on(httpStatus: 401, { _, _ in print("    status handler: 401 seen"); return true })
-        .response()
+    let me = try await api.get("/me").on(
+        httpStatus: 401,
+        { _, _ in
+            print("    status handler: 401 seen"); return true
+        }
+    )
+    .response()
     seen = printWire(server, since: seen)
     print("    authenticated, retried: \(me.statusCode) \(me.string ?? "")")
     print("    attempts: \(me.attempts.map(\.description).joined(separator: ", "))\n")

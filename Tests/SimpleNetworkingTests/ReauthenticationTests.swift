@@ -139,9 +139,10 @@ struct ReauthenticationTests {
         let response = try await slow.value
         #expect(response.statusCode == 200)
         #expect(count(server, path: "/auth") == 1)
-        #expect(server.requests.filter { $0.path == "/slow" }.map { $0.header("Authorization") } == [
-            "Bearer stale", "Bearer fresh",
-        ])
+        #expect(
+            server.requests.filter { $0.path == "/slow" }.map { $0.header("Authorization") } == [
+                "Bearer stale", "Bearer fresh",
+            ])
     }
 
     @Test("The authentication endpoint answering 401 does not recurse")

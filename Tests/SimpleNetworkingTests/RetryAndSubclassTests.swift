@@ -29,11 +29,14 @@ struct RetryAndSubclassTests {
         api.defaultHeaders["Authorization"] = "Bearer old"
         let log = EventLog()
         await SimpleNetworking.get("/a")
-            .on(httpStatus: 401, { request, _ in
-                api.defaultHeaders["Authorization"] = "Bearer new"
-                request.retry()
-                return false
-            })
+            .on(
+                httpStatus: 401,
+                { request, _ in
+                    api.defaultHeaders["Authorization"] = "Bearer new"
+                    request.retry()
+                    return false
+                }
+            )
             .on(success: { _ in log.append("success") })
             .executeAndWait(on: api)
         let values = transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }
@@ -61,7 +64,12 @@ struct RetryAndSubclassTests {
         transport.route { _ in .status(503) }
         let log = EventLog()
         await SimpleNetworking.get("/a")
-            .on(httpStatus: 503, { request, _ in request.retry(); return false })
+            .on(
+                httpStatus: 503,
+                { request, _ in
+                    request.retry(); return false
+                }
+            )
             .on(error: { error in
                 if case .retryLimitExceeded(let attempts, let response) = error {
                     log.append("limit \(attempts) \(response?.statusCode ?? 0)")

@@ -12,21 +12,25 @@ struct RetryRuleTests {
     private static let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
 
     // Cases in the spirit of urllib3's Retry-After tests and RFC 9110, section 10.2.3.
-    @Test("Retry-After values: delay-seconds and the three HTTP-date forms", arguments: [
-        ("0", 0.0), ("1", 1.0), ("120", 120.0), (" 5 ", 5.0),
-        ("Sun, 06 Nov 1994 08:49:47 GMT", 10.0),
-        ("Sunday, 06-Nov-94 08:50:37 GMT", 60.0),
-        ("Sun Nov  6 08:49:39 1994", 2.0),
-        ("Sun, 06 Nov 1994 08:00:00 GMT", 0.0),  // a date in the past means no wait
-    ])
+    @Test(
+        "Retry-After values: delay-seconds and the three HTTP-date forms",
+        arguments: [
+            ("0", 0.0), ("1", 1.0), ("120", 120.0), (" 5 ", 5.0),
+            ("Sun, 06 Nov 1994 08:49:47 GMT", 10.0),
+            ("Sunday, 06-Nov-94 08:50:37 GMT", 60.0),
+            ("Sun Nov  6 08:49:39 1994", 2.0),
+            ("Sun, 06 Nov 1994 08:00:00 GMT", 0.0),  // a date in the past means no wait
+        ])
     func validRetryAfter(value: String, seconds: Double) throws {
         let delay = try #require(RetryAfter.delay(from: value, now: Self.now))
         #expect(abs(delay - seconds) < 0.001)
     }
 
-    @Test("Invalid Retry-After values are ignored", arguments: [
-        "-1", "+1", "1.0", "1e3", "", " ", "soon", "Mon, 32 Nov 1994 08:49:37 GMT", "0x10", "١",
-    ])
+    @Test(
+        "Invalid Retry-After values are ignored",
+        arguments: [
+            "-1", "+1", "1.0", "1e3", "", " ", "soon", "Mon, 32 Nov 1994 08:49:37 GMT", "0x10", "١",
+        ])
     func invalidRetryAfter(value: String) {
         #expect(RetryAfter.delay(from: value, now: Self.now) == nil)
     }
@@ -56,11 +60,13 @@ struct RetryRuleTests {
         #expect((0..<100).map { _ in first.next() } == (0..<100).map { _ in second.next() })
     }
 
-    @Test("Policy decisions by method, status and failure", arguments: [
-        (HTTPMethod.get, 503, true), (.head, 500, true), (.put, 502, true), (.delete, 504, true),
-        (.options, 408, true), (.get, 429, true), (.post, 503, false), (.patch, 503, false),
-        (.get, 501, false), (.get, 404, false), (.get, 401, false), (.get, 200, false),
-    ])
+    @Test(
+        "Policy decisions by method, status and failure",
+        arguments: [
+            (HTTPMethod.get, 503, true), (.head, 500, true), (.put, 502, true), (.delete, 504, true),
+            (.options, 408, true), (.get, 429, true), (.post, 503, false), (.patch, 503, false),
+            (.get, 501, false), (.get, 404, false), (.get, 401, false), (.get, 200, false),
+        ])
     func statusDecisions(method: HTTPMethod, status: Int, retries: Bool) {
         let outcome: Result<SimpleResponse, SimpleNetworkingError> = .success(SimpleResponse(statusCode: status))
         let delay = RetryPolicy().retryDelay(
@@ -68,11 +74,13 @@ struct RetryRuleTests {
         #expect((delay != nil) == retries)
     }
 
-    @Test("Transport failures: never connected retries any method; mid-request only idempotent ones", arguments: [
-        (URLError.Code.cannotConnectToHost, HTTPMethod.post, true), (.cannotFindHost, .patch, true),
-        (.timedOut, .get, true), (.timedOut, .post, false), (.networkConnectionLost, .put, true),
-        (.networkConnectionLost, .post, false), (.secureConnectionFailed, .get, false),
-    ])
+    @Test(
+        "Transport failures: never connected retries any method; mid-request only idempotent ones",
+        arguments: [
+            (URLError.Code.cannotConnectToHost, HTTPMethod.post, true), (.cannotFindHost, .patch, true),
+            (.timedOut, .get, true), (.timedOut, .post, false), (.networkConnectionLost, .put, true),
+            (.networkConnectionLost, .post, false), (.secureConnectionFailed, .get, false),
+        ])
     func failureDecisions(code: URLError.Code, method: HTTPMethod, retries: Bool) {
         let outcome: Result<SimpleResponse, SimpleNetworkingError> = .failure(.transportFailed(URLError(code)))
         let delay = RetryPolicy().retryDelay(
@@ -85,9 +93,15 @@ struct RetryRuleTests {
         let outcome: Result<SimpleResponse, SimpleNetworkingError> = .success(SimpleResponse(statusCode: 503))
         let policy = RetryPolicy(maximumAttempts: 2)
         let keyed: HTTPHeaders = ["Idempotency-Key": "k-1"]
-        #expect(policy.retryDelay(afterAttempt: 1, method: .post, headers: keyed, outcome: outcome, now: Date(), random: 0) != nil)
-        #expect(policy.retryDelay(afterAttempt: 2, method: .post, headers: keyed, outcome: outcome, now: Date(), random: 0) == nil)
-        #expect(RetryPolicy.never.retryDelay(afterAttempt: 1, method: .get, headers: [:], outcome: outcome, now: Date(), random: 0) == nil)
+        #expect(
+            policy.retryDelay(afterAttempt: 1, method: .post, headers: keyed, outcome: outcome, now: Date(), random: 0)
+                != nil)
+        #expect(
+            policy.retryDelay(afterAttempt: 2, method: .post, headers: keyed, outcome: outcome, now: Date(), random: 0)
+                == nil)
+        #expect(
+            RetryPolicy.never.retryDelay(
+                afterAttempt: 1, method: .get, headers: [:], outcome: outcome, now: Date(), random: 0) == nil)
     }
 
     @Test("Retry-After is clamped to maximumRetryAfter")

@@ -68,7 +68,8 @@ func eventually(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) as
     return condition()
 }
 
-let exampleBaseURL = URL(string: "https://api.example.com/v1")!
+// swift-format-ignore: NeverForceUnwrap
+let exampleBaseURL = URL(string: "https://api.example.com/v1")!  // a literal that always parses
 
 /// A client on a fresh MockTransport. Automatic retries are off unless `configure` turns them on, so that tests of
 /// handler routing see exactly one response per execution.

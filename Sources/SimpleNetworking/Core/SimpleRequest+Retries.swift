@@ -77,7 +77,8 @@ extension SimpleRequest {
                 state.run.nextRetry = (true, 0)
                 return .now(client)
             case .idle:
-                state.run = Run(phase: operation == nil ? .starting : .waiting, startedAt: client.configuration.clock.now())
+                state.run = Run(
+                    phase: operation == nil ? .starting : .waiting, startedAt: client.configuration.clock.now())
                 return operation == nil ? .now(client) : .wait(pending)
             case .starting, .sending, .waiting, .retrying:
                 return .none

@@ -62,9 +62,9 @@ public struct SimpleResponse: Sendable {
     ///   - decoder: The decoder to use; the client's decoder is used by ``SimpleRequest/decode(_:)``.
     /// - Returns: The decoded value.
     /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` with the decoder's reason.
-    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws(
-        SimpleNetworkingError
-    ) -> T {
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
+        throws(SimpleNetworkingError) -> T
+    {
         guard !body.isEmpty else {
             throw .decodingFailed(type: "\(T.self)", reason: "the response body is empty", response: self)
         }
