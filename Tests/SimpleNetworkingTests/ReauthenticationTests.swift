@@ -3,22 +3,6 @@ import SimpleNetworking
 import SimpleNetworkingTesting
 import Testing
 
-/// The README's recommended subclass: re-authenticate on 401 with one shared refresh.
-final class ReauthenticatingAPI: SimpleNetworking, @unchecked Sendable {
-    override func authenticate() async throws {
-        let response = try await get("/auth").accept(.json).response()
-        guard let token = response.json?["token"] as? String else {
-            throw SimpleNetworkingError.invalidRequest(reason: "the auth response has no token")
-        }
-        defaultHeaders["Authorization"] = "Bearer \(token)"
-    }
-
-    override func execute(request: SimpleRequest) {
-        reauthenticate(request, on: 401)
-        super.execute(request: request)
-    }
-}
-
 /// A server whose API answers 401 unless the request carries `Bearer fresh`, and whose `/auth` answers with `auth`.
 private func makeAuthServer(auth: MockResponse, api: (@Sendable (RecordedRequest) -> MockResponse)? = nil) throws
     -> MockServer
@@ -33,12 +17,12 @@ private func makeAuthServer(auth: MockResponse, api: (@Sendable (RecordedRequest
 }
 
 private func makeAPI(_ server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in })
-    -> ReauthenticatingAPI
+    -> MyAPI
 {
     var configuration = SimpleNetworking.Configuration()
     configuration.defaultHeaders = ["Authorization": "Bearer stale"]
     configure(&configuration)
-    return ReauthenticatingAPI(baseURL: server.baseURL, configuration: configuration)
+    return MyAPI(baseURL: server.baseURL, configuration: configuration)
 }
 
 private func count(_ server: MockServer, path: String? = nil, excluding excluded: String? = nil) -> Int {
@@ -181,42 +165,5 @@ struct ReauthenticationTests {
         #expect(try await tasks[1].value.statusCode == 200)
         #expect(try await tasks[2].value.statusCode == 200)
         #expect(count(server, path: "/auth") == 1)
-    }
-
-    @Test("The seed's own form, authenticate in a 401 handler then retry(), still works over the wire")
-    func seedForm() async throws {
-        let server = try makeAuthServer(auth: .json(#"{"token": "fresh"}"#))
-        defer { server.shutdown() }
-        let api = SeedFormAPI(baseURL: server.baseURL)
-        defer { api.close() }
-        let log = EventLog()
-        api.get("/me") { request in
-            request.on(success: { response in log.append("success \(response.statusCode)") })
-        }
-        #expect(await eventually { log.all == ["success 200"] })
-        #expect(server.requests.map(\.path) == ["/me", "/auth", "/me"])
-    }
-}
-
-/// The seed README's subclass, in Swift 6 form, with a bearer token.
-final class SeedFormAPI: SimpleNetworking, @unchecked Sendable {
-    func authenticate(_ callback: @escaping @Sendable () -> Void) {
-        self.get("/auth") { request in
-            request.accept(.json)
-                .on(success: { [weak self] response in
-                    self?.defaultHeaders["Authorization"] = "Bearer \(response.json?["token"] as? String ?? "")"
-                    callback()
-                })
-        }
-    }
-
-    override func execute(request: SimpleRequest) {
-        if request.httpStatusHandlers[401] == nil {
-            request.on(httpStatus: 401) { request, _ in
-                self.authenticate { request.retry() }
-                return false
-            }
-        }
-        super.execute(request: request)
     }
 }
