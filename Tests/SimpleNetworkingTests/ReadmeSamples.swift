@@ -13,6 +13,7 @@ struct User: Decodable, Sendable {
 }
 // README-SAMPLE-END
 
+// swift-format-ignore: NeverForceUnwrap
 // README-SAMPLE: shared
 extension SimpleNetworking {
     static let shared = SimpleNetworking(baseURL: URL(string: "https://my.api")!)
@@ -167,6 +168,7 @@ func testingWithMockServer() async throws {
 
 @Test("README: testing with MockTransport")
 func testingWithMockTransport() async throws {
+    // swift-format-ignore: NeverForceUnwrap
     // README-SAMPLE: mock-transport
     let transport = MockTransport()
     transport.enqueue(.failure(.cannotConnectToHost))
