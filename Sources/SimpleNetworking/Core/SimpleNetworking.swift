@@ -36,23 +36,17 @@ open class SimpleNetworking: @unchecked Sendable {
     ///
     /// The library's session has no URL cache, no cookie or credential storage, and a delegate of the library's
     /// that enforces redirect, size and timeout rules. A session you pass is used as it is, with its own delegate
-    /// and policies; prefer ``init(baseURL:configuration:)`` with a configuration instead.
+    /// and policies; prefer leaving `session` out and setting `configuration` instead.
     /// - Parameters:
     ///   - baseURL: An `http` or `https` URL; its path is kept, and request paths are appended to it.
     ///   - session: A session to use as it is; `nil` (the default) creates the library's own.
     ///   - configuration: Settings for the client. Default: ``Configuration/init()``.
-    public init(baseURL: URL, session: URLSession? = nil, configuration: Configuration = Configuration()) {
-        self.baseURL = baseURL
-        self.configuration = configuration
-        self.base = BaseURL(baseURL)
-        self.mutableState = Locked(configuration.defaultHeaders)
-        self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
-        self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
-        if let session {
-            self.transport = URLSessionTransport(session: session)
-        } else {
-            self.transport = URLSessionTransport(configuration: configuration)
-        }
+    public convenience init(
+        baseURL: URL, session: URLSession? = nil, configuration: Configuration = Configuration()
+    ) {
+        let transport =
+            session.map(URLSessionTransport.init(session:)) ?? URLSessionTransport(configuration: configuration)
+        self.init(baseURL: baseURL, transport: transport, configuration: configuration)
     }
 
     /// Creates a client that sends through `transport`, such as `MockTransport` in tests.
