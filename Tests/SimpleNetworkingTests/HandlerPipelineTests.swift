@@ -13,9 +13,24 @@ struct HandlerPipelineTests {
         await SimpleNetworking.get("/a")
             .on(completion: { log.append("completion") })
             .on(success: { _ in log.append("success") })
-            .on(httpStatus: 200...299, { _, _ in log.append("range"); return true })
-            .on(httpStatus: 200, { _, _ in log.append("exact"); return true })
-            .on(httpStatus: 404, { _, _ in log.append("wrong status"); return true })
+            .on(
+                httpStatus: 200...299,
+                { _, _ in
+                    log.append("range"); return true
+                }
+            )
+            .on(
+                httpStatus: 200,
+                { _, _ in
+                    log.append("exact"); return true
+                }
+            )
+            .on(
+                httpStatus: 404,
+                { _, _ in
+                    log.append("wrong status"); return true
+                }
+            )
             .on(error: { _ in log.append("error") })
             .executeAndWait(on: api)
         #expect(log.all == ["range", "exact", "success", "completion"])
@@ -27,8 +42,18 @@ struct HandlerPipelineTests {
         transport.enqueue(.status(500))
         let log = EventLog()
         await SimpleNetworking.get("/a")
-            .on(httpStatus: 500, { _, _ in log.append("first"); return false })
-            .on(httpStatus: 500, { _, _ in log.append("second"); return true })
+            .on(
+                httpStatus: 500,
+                { _, _ in
+                    log.append("first"); return false
+                }
+            )
+            .on(
+                httpStatus: 500,
+                { _, _ in
+                    log.append("second"); return true
+                }
+            )
             .on(success: { _ in log.append("success") })
             .on(error: { _ in log.append("error") })
             .on(completion: { log.append("completion") })
@@ -49,11 +74,13 @@ struct HandlerPipelineTests {
         }
     }
 
-    @Test("Statuses are routed: 2xx to success, anything else to error with the response", arguments: [
-        (200, "success"), (201, "success"), (204, "success"), (299, "success"),
-        (304, "error 304"), (400, "error 400"), (401, "error 401"), (404, "error 404"), (500, "error 500"),
-        (503, "error 503"),
-    ])
+    @Test(
+        "Statuses are routed: 2xx to success, anything else to error with the response",
+        arguments: [
+            (200, "success"), (201, "success"), (204, "success"), (299, "success"),
+            (304, "error 304"), (400, "error 400"), (401, "error 401"), (404, "error 404"), (500, "error 500"),
+            (503, "error 503"),
+        ])
     func routing(status: Int, expected: String) async {
         let (api, transport) = makeMockClient()
         transport.enqueue(.status(status))
@@ -74,8 +101,18 @@ struct HandlerPipelineTests {
         transport.enqueue(.status(status))
         let log = EventLog()
         await SimpleNetworking.get("/a")
-            .on(httpStatus: 500...599, { _, _ in log.append("5xx"); return true })
-            .on(httpStatus: 400..<500, { _, _ in log.append("4xx"); return true })
+            .on(
+                httpStatus: 500...599,
+                { _, _ in
+                    log.append("5xx"); return true
+                }
+            )
+            .on(
+                httpStatus: 400..<500,
+                { _, _ in
+                    log.append("4xx"); return true
+                }
+            )
             .executeAndWait(on: api)
         #expect(log.all == [matchesServerErrors ? "5xx" : "4xx"])
     }
@@ -141,7 +178,12 @@ struct CompletionTests {
         transport.enqueue(.status(200))
         let log = EventLog()
         await SimpleNetworking.get("/a")
-            .on(httpStatus: 503, { request, _ in request.retry(); return false })
+            .on(
+                httpStatus: 503,
+                { request, _ in
+                    request.retry(); return false
+                }
+            )
             .on(success: { _ in log.append("success") })
             .on(completion: { log.append("completion") })
             .executeAndWait(on: api)

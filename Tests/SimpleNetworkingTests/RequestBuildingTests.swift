@@ -17,26 +17,30 @@ struct RequestBuildingTests {
         return transport.requests.first?.url?.absoluteString
     }
 
-    @Test("Paths are appended to the base URL's path", arguments: [
-        ("https://api.example.com", "/users", "https://api.example.com/users"),
-        ("https://api.example.com/", "users", "https://api.example.com/users"),
-        ("https://api.example.com/v1", "/users/42", "https://api.example.com/v1/users/42"),
-        ("https://api.example.com/v1/", "/users", "https://api.example.com/v1/users"),
-        ("http://127.0.0.1:8080/v1", "", "http://127.0.0.1:8080/v1/"),
-        ("https://api.example.com", "/a b/ü", "https://api.example.com/a%20b/%C3%BC"),
-        ("https://api.example.com", "/already%20encoded", "https://api.example.com/already%20encoded"),
-        ("https://api.example.com", "/search?q=a+b&x", "https://api.example.com/search?q=a+b&x"),
-        ("https://api.example.com", "/hash#fragment", "https://api.example.com/hash%23fragment"),
-    ])
+    @Test(
+        "Paths are appended to the base URL's path",
+        arguments: [
+            ("https://api.example.com", "/users", "https://api.example.com/users"),
+            ("https://api.example.com/", "users", "https://api.example.com/users"),
+            ("https://api.example.com/v1", "/users/42", "https://api.example.com/v1/users/42"),
+            ("https://api.example.com/v1/", "/users", "https://api.example.com/v1/users"),
+            ("http://127.0.0.1:8080/v1", "", "http://127.0.0.1:8080/v1/"),
+            ("https://api.example.com", "/a b/ü", "https://api.example.com/a%20b/%C3%BC"),
+            ("https://api.example.com", "/already%20encoded", "https://api.example.com/already%20encoded"),
+            ("https://api.example.com", "/search?q=a+b&x", "https://api.example.com/search?q=a+b&x"),
+            ("https://api.example.com", "/hash#fragment", "https://api.example.com/hash%23fragment"),
+        ])
     func paths(base: String, path: String, expected: String) async throws {
         let url = await sentURL(base: try #require(URL(string: base))) { $0.get(path) }
         #expect(url == expected)
     }
 
-    @Test("Query values are percent-encoded so every character arrives literally", arguments: [
-        ("a b", "a%20b"), ("a+b", "a%2Bb"), ("a&b=c", "a%26b%3Dc"), ("ü", "%C3%BC"), ("/?#", "%2F%3F%23"),
-        ("100%", "100%25"), ("plain-._~", "plain-._~"),
-    ])
+    @Test(
+        "Query values are percent-encoded so every character arrives literally",
+        arguments: [
+            ("a b", "a%20b"), ("a+b", "a%2Bb"), ("a&b=c", "a%26b%3Dc"), ("ü", "%C3%BC"), ("/?#", "%2F%3F%23"),
+            ("100%", "100%25"), ("plain-._~", "plain-._~"),
+        ])
     func queryEncoding(value: String, encoded: String) async {
         let url = await sentURL { $0.get("/s").query("q", value) }
         #expect(url == "https://api.example.com/v1/s?q=\(encoded)")
@@ -58,17 +62,20 @@ struct RequestBuildingTests {
         _ = try await api.post("/b").body("hello").response()
         _ = try await api.put("/c").header("Content-Type", "image/png").body(Data([1, 2, 3])).response()
         let requests = transport.requests
-        #expect(requests.map { $0.value(forHTTPHeaderField: "Content-Type") } == [
-            "application/json", "text/plain; charset=utf-8", "image/png",
-        ])
+        #expect(
+            requests.map { $0.value(forHTTPHeaderField: "Content-Type") } == [
+                "application/json", "text/plain; charset=utf-8", "image/png",
+            ])
         #expect(try JSONDecoder().decode(Pet.self, from: requests[0].httpBody ?? Data()) == Pet(name: "Kringle"))
         #expect(requests[1].httpBody == Data("hello".utf8))
         #expect(requests.map(\.httpMethod) == ["POST", "POST", "PUT"])
     }
 
-    @Test("Every verb sends its method, in all three forms", arguments: [
-        HTTPMethod.get, .post, .put, .patch, .delete, .head,
-    ])
+    @Test(
+        "Every verb sends its method, in all three forms",
+        arguments: [
+            HTTPMethod.get, .post, .put, .patch, .delete, .head,
+        ])
     func verbs(method: HTTPMethod) async {
         let (api, transport) = makeMockClient()
         transport.route { _ in .status(200) }
@@ -83,9 +90,11 @@ struct RequestBuildingTests {
 
 @Suite("Bad input gets a typed error")
 struct BadInputTests {
-    @Test("A base URL that cannot form an http URL fails with invalidURL and sends nothing", arguments: [
-        "ftp://files.example.com", "file:///etc/passwd", "mailto:someone@example.com", "https://example.com?q=1",
-    ])
+    @Test(
+        "A base URL that cannot form an http URL fails with invalidURL and sends nothing",
+        arguments: [
+            "ftp://files.example.com", "file:///etc/passwd", "mailto:someone@example.com", "https://example.com?q=1",
+        ])
     func badBaseURL(base: String) async throws {
         let transport = MockTransport()
         let api = SimpleNetworking(baseURL: try #require(URL(string: base)), transport: transport)

@@ -29,11 +29,14 @@ struct RetryAndSubclassTests {
         api.defaultHeaders["Authorization"] = "Bearer old"
         let log = EventLog()
         await SimpleNetworking.get("/a")
-            .on(httpStatus: 401, { request, _ in
-                api.defaultHeaders["Authorization"] = "Bearer new"
-                request.retry()
-                return false
-            })
+            .on(
+                httpStatus: 401,
+                { request, _ in
+                    api.defaultHeaders["Authorization"] = "Bearer new"
+                    request.retry()
+                    return false
+                }
+            )
             .on(success: { _ in log.append("success") })
             .executeAndWait(on: api)
         let values = transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }
@@ -61,7 +64,12 @@ struct RetryAndSubclassTests {
         transport.route { _ in .status(503) }
         let log = EventLog()
         await SimpleNetworking.get("/a")
-            .on(httpStatus: 503, { request, _ in request.retry(); return false })
+            .on(
+                httpStatus: 503,
+                { request, _ in
+                    request.retry(); return false
+                }
+            )
             .on(error: { error in
                 if case .retryLimitExceeded(let attempts, let response) = error {
                     log.append("limit \(attempts) \(response?.statusCode ?? 0)")
@@ -105,7 +113,7 @@ struct RetryAndSubclassTests {
             default: return .status(401)
             }
         }
-        let api = TokenRefreshingAPI(baseURL: exampleBaseURL, transport: transport)
+        let api = MyAPIManager(baseURL: exampleBaseURL, transport: transport)
         let log = EventLog()
         api.get("/me") { request in
             request.on(success: { response in log.append(response.json?["name"] as? String ?? "?") })
@@ -139,33 +147,5 @@ struct RetryAndSubclassTests {
         #expect(await eventually { transport.requestCount == 1 })
         await #expect(throws: SimpleNetworkingError.self) { try await request.response() }
         #expect(try await first.value.statusCode == 200)
-    }
-}
-
-/// The seed README's subclass, in Swift 6 form.
-final class TokenRefreshingAPI: SimpleNetworking, @unchecked Sendable {
-    var token: String? {
-        get { defaultHeaders["X-Authorization"] }
-        set { defaultHeaders["X-Authorization"] = newValue }
-    }
-
-    func authenticate(_ callback: @escaping @Sendable () -> Void) {
-        self.get("/auth") { request in
-            request.accept(.json)
-                .on(success: { [weak self] response in
-                    self?.token = response.json?["token"] as? String
-                    callback()
-                })
-        }
-    }
-
-    override func execute(request: SimpleRequest) {
-        if request.httpStatusHandlers[401] == nil {
-            request.on(httpStatus: 401) { request, _ in
-                self.authenticate { request.retry() }
-                return false
-            }
-        }
-        super.execute(request: request)
     }
 }

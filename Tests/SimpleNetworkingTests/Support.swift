@@ -68,25 +68,92 @@ func eventually(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) as
     return condition()
 }
 
-let exampleBaseURL = URL(string: "https://api.example.com/v1")!
+// swift-format-ignore: NeverForceUnwrap
+let exampleBaseURL = URL(string: "https://api.example.com/v1")!  // a literal that always parses
 
-/// A client on a fresh MockTransport.
+/// A client on a fresh MockTransport. Automatic retries are off unless `configure` turns them on, so that tests of
+/// handler routing see exactly one response per execution.
 func makeMockClient(configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }) -> (
     SimpleNetworking, MockTransport
 ) {
     let transport = MockTransport()
     var configuration = SimpleNetworking.Configuration()
+    configuration.retryPolicy = .never
     configure(&configuration)
     return (SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration), transport)
 }
 
-/// A client with its own session, sending to `server`.
-func makeLoopbackClient(
-    _ server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
+/// A clock whose sleeps return at once and advance its time, recording each wait.
+final class VirtualClock: @unchecked Sendable {
+    // @unchecked Sendable: `current` and `waits` are only touched under `lock`.
+    private let lock = NSLock()
+    private var current: Date
+    private var waits: [TimeInterval] = []
+
+    init(start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        current = start
+    }
+
+    var sleeps: [TimeInterval] {
+        lock.lock()
+        defer { lock.unlock() }
+        return waits
+    }
+
+    var clock: SimpleClock {
+        SimpleClock(
+            now: { [self] in
+                lock.lock()
+                defer { lock.unlock() }
+                return current
+            },
+            sleep: { [self] seconds in
+                lock.withLock {
+                    waits.append(seconds)
+                    current = current.addingTimeInterval(seconds)
+                }
+                try Task.checkCancellation()
+            })
+    }
+}
+
+/// A client on `server` with the given configuration changes.
+func makeClient(
+    for server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
 ) -> SimpleNetworking {
     var configuration = SimpleNetworking.Configuration()
     configure(&configuration)
     return SimpleNetworking(baseURL: server.baseURL, configuration: configuration)
+}
+
+extension Result {
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// The outcome of an async request as a value, for assertions on either side.
+func outcome(of body: () async throws -> SimpleResponse) async -> Result<SimpleResponse, SimpleNetworkingError> {
+    do {
+        return .success(try await body())
+    } catch let error as SimpleNetworkingError {
+        return .failure(error)
+    } catch {
+        Issue.record("unexpected error type: \(error)")
+        return .failure(.invalidRequest(reason: "unexpected error type"))
+    }
+}
+
+/// A client with its own session, sending to `server`, with automatic retries off so that each test sees exactly
+/// one attempt.
+func makeLoopbackClient(
+    _ server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
+) -> SimpleNetworking {
+    makeClient(for: server) {
+        $0.retryPolicy = .never
+        configure(&$0)
+    }
 }
 
 /// The error a request fails with, or `nil` when it succeeds.

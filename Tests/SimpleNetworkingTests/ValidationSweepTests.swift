@@ -32,13 +32,12 @@ struct ValidationSweepTests {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in .text("ok") }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
         var accepted = 0
         for byte in UInt8(0x00)...UInt8(0x7F) {
             let text = "A" + String(UnicodeScalar(byte)) + "B"
-            let api = makeLoopbackClient(server) {
-                if slot == .defaultHeaderValue { $0.defaultHeaders = ["X-Swept": text] }
-            }
-            defer { api.close() }
+            if slot == .defaultHeaderValue { api.defaultHeaders = ["X-Swept": text] }
             let request: SimpleRequest
             switch slot {
             case .headerName: request = api.get("/sweep").header("X-" + text, "value")

@@ -14,6 +14,19 @@ extension SimpleNetworking {
         public var handlerQueue: HandlerQueue = .background
         /// How many times ``SimpleRequest/retry()`` may run a request again in one execution. Default: 3.
         public var maximumRetries: Int = 3
+        /// When the client retries by itself. Default: ``RetryPolicy/default``.
+        public var retryPolicy: RetryPolicy = .default
+        /// The per-client limit on automatic retries. Default: 10 tokens, 1 more per second.
+        public var retryBudget = RetryBudget()
+        /// The longest one execution may take, across all attempts, redirects and waits; `nil` for none.
+        /// Default: `nil`.
+        public var deadline: TimeInterval?
+        /// How often re-authentication may run. Default: 3 refreshes per 60 seconds.
+        public var refreshLimit = RefreshLimit()
+        /// The time source for deadlines and waits. Default: ``SimpleClock/system``.
+        public var clock: SimpleClock = .system
+        /// The jitter source for backoff. Default: ``RandomSource/system``.
+        public var random: RandomSource = .system
         /// The time one attempt may take, in seconds, from sending to the last byte. Default: 60.
         public var timeout: TimeInterval = 60
         /// The default headers the client starts with. Default: none.

@@ -29,26 +29,24 @@ open class SimpleNetworking: @unchecked Sendable {
 
     private let mutableState: Locked<HTTPHeaders>
     let base: BaseURL
+    let reauthentication: Reauthentication
+    let retryBudget: RetryTokenBucket
 
     /// Creates a client with its own ephemeral URLSession, or with `session` if you pass one.
     ///
     /// The library's session has no URL cache, no cookie or credential storage, and a delegate of the library's
     /// that enforces redirect, size and timeout rules. A session you pass is used as it is, with its own delegate
-    /// and policies; prefer ``init(baseURL:configuration:)`` with a configuration instead.
+    /// and policies; prefer leaving `session` out and setting `configuration` instead.
     /// - Parameters:
     ///   - baseURL: An `http` or `https` URL; its path is kept, and request paths are appended to it.
     ///   - session: A session to use as it is; `nil` (the default) creates the library's own.
     ///   - configuration: Settings for the client. Default: ``Configuration/init()``.
-    public init(baseURL: URL, session: URLSession? = nil, configuration: Configuration = Configuration()) {
-        self.baseURL = baseURL
-        self.configuration = configuration
-        self.base = BaseURL(baseURL)
-        self.mutableState = Locked(configuration.defaultHeaders)
-        if let session {
-            self.transport = URLSessionTransport(session: session)
-        } else {
-            self.transport = URLSessionTransport(configuration: configuration)
-        }
+    public convenience init(
+        baseURL: URL, session: URLSession? = nil, configuration: Configuration = Configuration()
+    ) {
+        let transport =
+            session.map(URLSessionTransport.init(session:)) ?? URLSessionTransport(configuration: configuration)
+        self.init(baseURL: baseURL, transport: transport, configuration: configuration)
     }
 
     /// Creates a client that sends through `transport`, such as `MockTransport` in tests.
@@ -61,6 +59,8 @@ open class SimpleNetworking: @unchecked Sendable {
         self.configuration = configuration
         self.base = BaseURL(baseURL)
         self.mutableState = Locked(configuration.defaultHeaders)
+        self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
+        self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.transport = transport
     }
 
@@ -89,6 +89,26 @@ open class SimpleNetworking: @unchecked Sendable {
     /// - Parameter request: The request to send.
     open func execute(request: SimpleRequest) {
         request.sendAttempt(on: self)
+    }
+
+    /// Refreshes credentials; override it to use ``reauthenticate(_:on:)``.
+    ///
+    /// Called by the client, never by more than one request at a time: however many requests get a 401 together,
+    /// one call runs and the others wait for it. Requests made inside it are never re-authenticated themselves, so an
+    /// authentication endpoint that answers 401 cannot recurse. Store the new credential where requests read it,
+    /// typically ``defaultHeaders``.
+    ///
+    /// ```swift
+    /// override func authenticate() async throws {
+    ///     let token = try await post("/auth").body(json: credentials).decode(Token.self)
+    ///     defaultHeaders["Authorization"] = "Bearer \(token.value)"
+    /// }
+    /// ```
+    /// - Throws: Any error; waiting requests fail with ``SimpleNetworkingError/authenticationFailed(reason:underlying:)``.
+    ///   The default implementation throws, since there is nothing to refresh.
+    open func authenticate() async throws {
+        throw SimpleNetworkingError.authenticationFailed(
+            reason: "\(type(of: self)) does not override authenticate()", underlying: nil)
     }
 
     /// Stops the client: requests in flight are cancelled and the session is invalidated. The client cannot send

@@ -14,7 +14,8 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// The request cannot be sent as built: a bad header, method or body. Nothing reached the network.
     case invalidRequest(reason: String)
     /// The connection failed before a complete response arrived: cannot connect, timed out, connection lost.
-    case transportFailed(URLError)
+    /// `attempts` is the history when the client retried first (see ``RetryPolicy``).
+    case transportFailed(URLError, attempts: [RequestAttempt] = [])
     /// A response arrived with a status outside 2xx and no status handler stopped the chain.
     case unacceptableStatus(SimpleResponse)
     /// The body could not be decoded into `type`.
@@ -34,6 +35,10 @@ public enum SimpleNetworkingError: Error, Sendable {
     case redirectRefused(reason: String)
     /// More than `limit` redirects in one attempt.
     case tooManyRedirects(limit: Int)
+    /// Re-authentication failed, or was refused by the refresh limit; every request waiting for it gets this.
+    case authenticationFailed(reason: String, underlying: (any Error)?)
+    /// The overall deadline passed before the request could complete, across all its attempts.
+    case deadlineExceeded(seconds: TimeInterval, attempts: [RequestAttempt])
 
     /// The response involved, when one arrived.
     public var response: SimpleResponse? {
@@ -42,7 +47,8 @@ public enum SimpleNetworkingError: Error, Sendable {
             return response
         case .decodingFailed(_, _, let response), .retryLimitExceeded(_, let response):
             return response
-        case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress:
+        case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress, .authenticationFailed,
+            .deadlineExceeded:
             return nil
         case .responseTooLarge, .redirectRefused, .tooManyRedirects:
             return nil
@@ -54,8 +60,30 @@ public enum SimpleNetworkingError: Error, Sendable {
 
     /// The underlying `URLError` of a transport failure.
     public var urlError: URLError? {
-        if case .transportFailed(let error) = self { return error }
+        if case .transportFailed(let error, _) = self { return error }
         return nil
+    }
+
+    /// The attempts made before the request ended, when it was sent at all.
+    ///
+    /// Errors with a response read it from ``SimpleResponse/attempts``; a cancelled request's history is on
+    /// ``SimpleRequest/attempts``.
+    public var attempts: [RequestAttempt] {
+        switch self {
+        case .transportFailed(_, let attempts), .deadlineExceeded(_, let attempts):
+            return attempts
+        default:
+            return response?.attempts ?? []
+        }
+    }
+
+    /// This error with `history` attached where the case carries one.
+    func withAttempts(_ history: [RequestAttempt]) -> SimpleNetworkingError {
+        switch self {
+        case .transportFailed(let error, _): return .transportFailed(error, attempts: history)
+        case .deadlineExceeded(let seconds, _): return .deadlineExceeded(seconds: seconds, attempts: history)
+        default: return self
+        }
     }
 
     /// Whether the failure is a timeout.
@@ -70,7 +98,7 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "Invalid URL: \(reason)."
         case .invalidRequest(let reason):
             return "Invalid request, nothing was sent: \(reason)."
-        case .transportFailed(let error):
+        case .transportFailed(let error, _):
             return "The request failed before a complete response arrived: \(Self.describe(error.code))."
         case .unacceptableStatus(let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
@@ -91,6 +119,10 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "A redirect was not followed: \(reason)."
         case .tooManyRedirects(let limit):
             return "Stopped after \(limit) redirects: the redirect limit was reached."
+        case .authenticationFailed(let reason, _):
+            return "Re-authentication failed: \(reason)."
+        case .deadlineExceeded(let seconds, let attempts):
+            return "The request did not complete within its \(seconds) s deadline (\(attempts.count) attempts)."
         }
     }
 

@@ -52,6 +52,9 @@ public final class SimpleRequest: @unchecked Sendable {
     /// How many attempts have been sent in the current execution.
     public var attemptCount: Int { state.withLock { $0.run.attempts } }
 
+    /// The attempts of the current execution so far, oldest first.
+    public var attempts: [RequestAttempt] { state.withLock { $0.run.history } }
+
     /// Binds the request to a client, so ``retry()`` and ``response()`` know where to run.
     func bind(to client: SimpleNetworking) -> Self {
         state.withLock { $0.client = client }
@@ -187,6 +190,12 @@ extension SimpleRequest {
         var client: SimpleNetworking?
         var run = Run()
         var safety = SafetySettings()
+        var retryPolicy: RetryPolicy?
+        var deadline: TimeInterval?
+        /// Statuses ``SimpleNetworking/reauthenticate(_:on:)`` has installed a handler for.
+        var reauthenticationStatuses: Set<Int> = []
+        /// Made inside ``SimpleNetworking/authenticate()``: never re-authenticated itself.
+        var isAuthenticationRequest = false
 
         init(method: HTTPMethod, target: Target) {
             self.method = method

@@ -10,6 +10,8 @@ public struct SimpleResponse: Sendable {
     public let body: Data
     /// The URL that answered, after any redirects.
     public let url: URL?
+    /// Every attempt of the execution that produced this response, this one last.
+    public internal(set) var attempts: [RequestAttempt] = []
 
     /// Creates a response, for transports and test doubles.
     /// - Parameters:
@@ -60,9 +62,9 @@ public struct SimpleResponse: Sendable {
     ///   - decoder: The decoder to use; the client's decoder is used by ``SimpleRequest/decode(_:)``.
     /// - Returns: The decoded value.
     /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` with the decoder's reason.
-    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws(
-        SimpleNetworkingError
-    ) -> T {
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
+        throws(SimpleNetworkingError) -> T
+    {
         guard !body.isEmpty else {
             throw .decodingFailed(type: "\(T.self)", reason: "the response body is empty", response: self)
         }

@@ -1,0 +1,253 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+// Every Swift sample in README.md is a region of this file between `README-SAMPLE: name` and `README-SAMPLE-END`;
+// `ReadmeTests` checks that README.md shows each region verbatim, and the tests below run them against loopback.
+
+// README-SAMPLE: model
+struct User: Decodable, Sendable {
+    var id: Int
+    var name: String
+}
+// README-SAMPLE-END
+
+// swift-format-ignore: NeverForceUnwrap
+// README-SAMPLE: shared
+extension SimpleNetworking {
+    static let shared = SimpleNetworking(baseURL: URL(string: "https://my.api")!)
+}
+// README-SAMPLE-END
+
+func quickStart(baseURL: URL) async throws -> User {
+    // README-SAMPLE: quick-start
+    let api = SimpleNetworking(baseURL: baseURL)
+    let user = try await api.get("/users/1").decode(User.self)
+    print(user.name)
+    // README-SAMPLE-END
+    return user
+}
+
+func simpleGET(api: SimpleNetworking) {
+    // README-SAMPLE: simple-get
+    api.get("/path") { request in
+        request
+            .on(error: { error in print("error: \(error)") })
+            .on(success: { response in print("response: \(response.json ?? [:])") })
+    }
+    // README-SAMPLE-END
+}
+
+func buildThenExecute(api: SimpleNetworking) {
+    // README-SAMPLE: build-then-execute
+    let request = SimpleNetworking.get("/path")
+        .on(error: { error in print("error: \(error)") })
+        .on(success: { response in print("response: \(response.json ?? [:])") })
+    // ...
+    request.execute(on: api)
+    // README-SAMPLE-END
+}
+
+func statusHandler(api: SimpleNetworking, myAuthHeaderValue: String) {
+    // README-SAMPLE: status-handler
+    api.get("/path") { request in
+        request.on(httpStatus: 401) { request, response in
+            print("got unauthorized: \(response)")
+            api.defaultHeaders["Authorization"] = myAuthHeaderValue
+            request.retry(on: api)
+            return false
+        }
+    }
+    // README-SAMPLE-END
+}
+
+// README-SAMPLE: seed-subclass
+final class MyAPIManager: SimpleNetworking, @unchecked Sendable {
+    var token: String? {
+        get { defaultHeaders["X-Authorization"] }
+        set { defaultHeaders["X-Authorization"] = newValue }
+    }
+
+    func authenticate(_ callback: @escaping @Sendable () -> Void) {
+        self.get("/auth") { request in
+            request.accept(.json)
+                .on(success: { [weak self] response in
+                    self?.token = response.json?["token"] as? String
+                    callback()
+                })
+        }
+    }
+
+    override func execute(request: SimpleRequest) {
+        if request.httpStatusHandlers[401] == nil {
+            request.on(httpStatus: 401) { request, _ in
+                self.authenticate { request.retry() }
+                return false
+            }
+        }
+        super.execute(request: request)
+    }
+}
+// README-SAMPLE-END
+
+// README-SAMPLE: recommended-subclass
+final class MyAPI: SimpleNetworking, @unchecked Sendable {
+    override func authenticate() async throws {
+        let response = try await get("/auth").accept(.json).response()
+        defaultHeaders["Authorization"] = "Bearer \(response.json?["token"] as? String ?? "")"
+    }
+
+    override func execute(request: SimpleRequest) {
+        reauthenticate(request, on: 401)
+        super.execute(request: request)
+    }
+}
+// README-SAMPLE-END
+
+func asyncAwait(api: SimpleNetworking) async -> String {
+    // README-SAMPLE: async-await
+    do {
+        let response = try await api.post("/users")
+            .body(json: ["name": "Ada"])
+            .on(httpStatus: 409) { _, _ in true }  // handlers still run, in order
+            .response()
+        print(response.statusCode, response.headers["Location"] ?? "")
+    } catch .unacceptableStatus(let response) {
+        print("server said \(response.statusCode)")
+    } catch {
+        print(error)  // a SimpleNetworkingError: transport failure, timeout, cancelled, ...
+    }
+    // README-SAMPLE-END
+    return "done"
+}
+
+func configuredClient(baseURL: URL) -> SimpleNetworking {
+    // README-SAMPLE: configuration
+    var configuration = SimpleNetworking.Configuration()
+    configuration.defaultHeaders = ["User-Agent": "MyApp/1.0"]
+    configuration.timeout = 10
+    configuration.retryPolicy = RetryPolicy(maximumAttempts: 4, backoff: Backoff(base: 0.2, cap: 5))
+    configuration.deadline = 30
+    configuration.handlerQueue = .mainActor
+    let api = SimpleNetworking(baseURL: baseURL, configuration: configuration)
+    // README-SAMPLE-END
+    return api
+}
+
+func perRequestOverrides(api: SimpleNetworking) async throws -> SimpleResponse {
+    // README-SAMPLE: per-request
+    let response = try await api.post("/payments")
+        .header("Idempotency-Key", UUID().uuidString)  // opts POST into automatic retries
+        .body(json: ["amount": 42])
+        .retryPolicy(RetryPolicy(maximumAttempts: 5))
+        .timeout(2.5)
+        .deadline(10)
+        .response()
+    print(response.attempts)  // [#1 after 0.00 s: 503, #2 after 0.31 s: 201]
+    // README-SAMPLE-END
+    return response
+}
+
+@Test("README: testing with MockServer")
+func testingWithMockServer() async throws {
+    // README-SAMPLE: mock-server
+    let server = try MockServer()
+    defer { server.shutdown() }
+    server.enqueue(MockResponse(status: 503, headers: [("Retry-After", "0")]))
+    server.enqueue(.json(#"{"id": 1, "name": "Ada"}"#))
+
+    let api = SimpleNetworking(baseURL: server.baseURL)
+    let user = try await api.get("/users/1").decode(User.self)
+
+    #expect(user.name == "Ada")
+    #expect(server.requests.map(\.path) == ["/users/1", "/users/1"])
+    // README-SAMPLE-END
+    api.close()
+}
+
+@Test("README: testing with MockTransport")
+func testingWithMockTransport() async throws {
+    // swift-format-ignore: NeverForceUnwrap
+    // README-SAMPLE: mock-transport
+    let transport = MockTransport()
+    transport.enqueue(.failure(.cannotConnectToHost))
+    transport.enqueue(.json(#"{"id": 1, "name": "Ada"}"#))
+
+    let api = SimpleNetworking(baseURL: URL(string: "https://api.example.com")!, transport: transport)
+    let user = try await api.get("/users/1").decode(User.self)
+
+    #expect(user.id == 1)
+    #expect(transport.requestCount == 2)
+    // README-SAMPLE-END
+}
+
+@Suite("README samples run")
+struct ReadmeSampleTests {
+    private func makeServer() throws -> MockServer {
+        let server = try MockServer()
+        server.route { request in
+            switch (request.method, request.path) {
+            case ("GET", "/users/1"): return .json(#"{"id": 1, "name": "Ada"}"#)
+            case ("GET", "/auth"): return .json(#"{"token": "fresh"}"#)
+            case ("POST", "/users"): return MockResponse(status: 201, headers: [("Location", "/users/2")])
+            case ("POST", "/payments"): return .json(#"{"ok": true}"#, status: 201)
+            case (_, "/path") where request.header("Authorization") == "let me in": return .json(#"{"ok": true}"#)
+            case (_, "/path"): return .status(401)
+            case (_, "/me"):
+                let authorized =
+                    request.header("Authorization") == "Bearer fresh" || request.header("X-Authorization") == "fresh"
+                return authorized ? .json(#"{"id": 2}"#) : .status(401)
+            default: return .status(404)
+            }
+        }
+        return server
+    }
+
+    @Test("Quick start decodes a user")
+    func quickStartRuns() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        #expect(try await quickStart(baseURL: server.baseURL).name == "Ada")
+    }
+
+    @Test("The seed's GET forms and status handler run")
+    func seedFormsRun() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        simpleGET(api: api)
+        buildThenExecute(api: api)
+        #expect(await eventually { server.requestCount == 2 })
+        statusHandler(api: api, myAuthHeaderValue: "let me in")
+        #expect(await eventually { server.requests.last?.header("Authorization") == "let me in" })
+        #expect(server.requests.map(\.path) == ["/path", "/path", "/path", "/path"])
+    }
+
+    @Test("Both subclasses authenticate on 401 and retry", arguments: [false, true])
+    func subclassesRun(recommended: Bool) async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api: SimpleNetworking =
+            recommended ? MyAPI(baseURL: server.baseURL) : MyAPIManager(baseURL: server.baseURL)
+        defer { api.close() }
+        let log = EventLog()
+        api.get("/me") { $0.on(success: { response in log.append("\(response.statusCode)") }) }
+        #expect(await eventually { log.all == ["200"] })
+        #expect(server.requests.map(\.path) == ["/me", "/auth", "/me"])
+    }
+
+    @Test("The async, configuration and per-request samples run")
+    func asyncSamplesRun() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = configuredClient(baseURL: server.baseURL)
+        defer { api.close() }
+        #expect(await asyncAwait(api: api) == "done")
+        #expect(try await perRequestOverrides(api: api).statusCode == 201)
+        #expect(server.requests.first?.header("User-Agent") == "MyApp/1.0")
+        #expect(server.requests.last?.header("Idempotency-Key") != nil)
+        #expect(SimpleNetworking.shared.baseURL.host == "my.api")
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Retry-After, backoff and budget rules")
+struct RetryRuleTests {
+    private static let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+
+    // Cases in the spirit of urllib3's Retry-After tests and RFC 9110, section 10.2.3.
+    @Test(
+        "Retry-After values: delay-seconds and the three HTTP-date forms",
+        arguments: [
+            ("0", 0.0), ("1", 1.0), ("120", 120.0), (" 5 ", 5.0),
+            ("Sun, 06 Nov 1994 08:49:47 GMT", 10.0),
+            ("Sunday, 06-Nov-94 08:50:37 GMT", 60.0),
+            ("Sun Nov  6 08:49:39 1994", 2.0),
+            ("Sun, 06 Nov 1994 08:00:00 GMT", 0.0),  // a date in the past means no wait
+        ])
+    func validRetryAfter(value: String, seconds: Double) throws {
+        let delay = try #require(RetryAfter.delay(from: value, now: Self.now))
+        #expect(abs(delay - seconds) < 0.001)
+    }
+
+    @Test(
+        "Invalid Retry-After values are ignored",
+        arguments: [
+            "-1", "+1", "1.0", "1e3", "", " ", "soon", "Mon, 32 Nov 1994 08:49:37 GMT", "0x10", "١",
+        ])
+    func invalidRetryAfter(value: String) {
+        #expect(RetryAfter.delay(from: value, now: Self.now) == nil)
+    }
+
+    @Test("Full jitter stays within 0...min(cap, base * 2^(n-1)) over 10,000 seeded samples")
+    func jitterBounds() {
+        let backoff = Backoff(base: 0.5, multiplier: 2, cap: 8)
+        let random = RandomSource.seeded(42)
+        var largest = [Int: TimeInterval]()
+        for sample in 0..<10_000 {
+            let retry = sample % 10 + 1
+            let delay = backoff.delay(forRetry: retry, random: random.next())
+            let ceiling = min(8, 0.5 * pow(2, Double(retry - 1)))
+            #expect(delay >= 0 && delay <= ceiling)
+            largest[retry] = max(largest[retry] ?? 0, delay)
+        }
+        // The draws really spread over the range, and the cap holds from the 5th retry on.
+        #expect((largest[1] ?? 0) > 0.45)
+        #expect(largest.filter { $0.key >= 5 }.allSatisfy { $0.value <= 8 && $0.value > 7 })
+        #expect(backoff.ceiling(forRetry: 1_000) == 8)
+    }
+
+    @Test("The same seed gives the same jitter")
+    func seededIsRepeatable() {
+        let first = RandomSource.seeded(7)
+        let second = RandomSource.seeded(7)
+        #expect((0..<100).map { _ in first.next() } == (0..<100).map { _ in second.next() })
+    }
+
+    @Test(
+        "Policy decisions by method, status and failure",
+        arguments: [
+            (HTTPMethod.get, 503, true), (.head, 500, true), (.put, 502, true), (.delete, 504, true),
+            (.options, 408, true), (.get, 429, true), (.post, 503, false), (.patch, 503, false),
+            (.get, 501, false), (.get, 404, false), (.get, 401, false), (.get, 200, false),
+        ])
+    func statusDecisions(method: HTTPMethod, status: Int, retries: Bool) {
+        let outcome: Result<SimpleResponse, SimpleNetworkingError> = .success(SimpleResponse(statusCode: status))
+        let delay = RetryPolicy().retryDelay(
+            afterAttempt: 1, method: method, headers: [:], outcome: outcome, now: Date(), random: 0.5)
+        #expect((delay != nil) == retries)
+    }
+
+    @Test(
+        "Transport failures: never connected retries any method; mid-request only idempotent ones",
+        arguments: [
+            (URLError.Code.cannotConnectToHost, HTTPMethod.post, true), (.cannotFindHost, .patch, true),
+            (.timedOut, .get, true), (.timedOut, .post, false), (.networkConnectionLost, .put, true),
+            (.networkConnectionLost, .post, false), (.secureConnectionFailed, .get, false),
+        ])
+    func failureDecisions(code: URLError.Code, method: HTTPMethod, retries: Bool) {
+        let outcome: Result<SimpleResponse, SimpleNetworkingError> = .failure(.transportFailed(URLError(code)))
+        let delay = RetryPolicy().retryDelay(
+            afterAttempt: 1, method: method, headers: [:], outcome: outcome, now: Date(), random: 0.5)
+        #expect((delay != nil) == retries)
+    }
+
+    @Test("An Idempotency-Key opts POST in; maximumAttempts bounds every decision")
+    func idempotencyKeyAndAttempts() {
+        let outcome: Result<SimpleResponse, SimpleNetworkingError> = .success(SimpleResponse(statusCode: 503))
+        let policy = RetryPolicy(maximumAttempts: 2)
+        let keyed: HTTPHeaders = ["Idempotency-Key": "k-1"]
+        #expect(
+            policy.retryDelay(afterAttempt: 1, method: .post, headers: keyed, outcome: outcome, now: Date(), random: 0)
+                != nil)
+        #expect(
+            policy.retryDelay(afterAttempt: 2, method: .post, headers: keyed, outcome: outcome, now: Date(), random: 0)
+                == nil)
+        #expect(
+            RetryPolicy.never.retryDelay(
+                afterAttempt: 1, method: .get, headers: [:], outcome: outcome, now: Date(), random: 0) == nil)
+    }
+
+    @Test("Retry-After is clamped to maximumRetryAfter")
+    func clamp() {
+        let response = SimpleResponse(statusCode: 429, headers: ["Retry-After": "3600"])
+        let delay = RetryPolicy(maximumRetryAfter: 30).retryDelay(
+            afterAttempt: 1, method: .get, headers: [:], outcome: .success(response), now: Date(), random: 0)
+        #expect(delay == 30)
+    }
+}
+
+@Suite("Automatic retries over loopback")
+struct AutomaticRetryTests {
+    @Test("POST to a 503 is sent once; GET is sent 1 + retries, with the history on the error")
+    func postVersusGet() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(503) }
+        let virtual = VirtualClock()
+        let api = makeClient(for: server) { $0.clock = virtual.clock }
+        defer { api.close() }
+        let post = await outcome { try await api.post("/p").body("x").response() }
+        #expect(server.requestCount == 1)
+        #expect(post.failureValue?.statusCode == 503)
+        let get = await outcome { try await api.get("/g").response() }
+        #expect(server.requestCount == 4)
+        let attempts: [RequestAttempt] = get.failureValue?.attempts ?? []
+        #expect(attempts.map(\.number) == [1, 2, 3])
+        #expect(attempts.map(\.statusCode) == [503, 503, 503])
+        #expect(attempts.first?.delay == 0)
+        #expect(Array(attempts.dropFirst().map(\.delay)) == virtual.sleeps)
+    }
+
+    @Test("A POST with an Idempotency-Key is retried with the same key")
+    func idempotencyKey() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(.status(503))
+        server.enqueue(.text("created", status: 201))
+        let api = makeClient(for: server) { $0.clock = VirtualClock().clock }
+        defer { api.close() }
+        let response = try await api.post("/orders").header("Idempotency-Key", "order-7").body("{}").response()
+        #expect(response.statusCode == 201)
+        #expect(server.requests.map { $0.header("Idempotency-Key") } == ["order-7", "order-7"])
+        #expect(response.attempts.map(\.statusCode) == [503, 201])
+    }
+
+    @Test("429 with Retry-After: 1 waits one second before the retry")
+    func retryAfterSeconds() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(MockResponse(status: 429, headers: [("Retry-After", "1")]))
+        server.enqueue(.text("ok"))
+        let api = makeClient(for: server)
+        defer { api.close() }
+        let started = Date()
+        let response = try await api.get("/limited").response()
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(response.statusCode == 200)
+        #expect(elapsed >= 0.95)
+        #expect(response.attempts.last?.delay == 1)
+    }
+
+    @Test("Retry-After as an HTTP-date waits until that date")
+    func retryAfterDate() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let virtual = VirtualClock(start: Date(timeIntervalSince1970: 784_111_777))
+        server.enqueue(MockResponse(status: 503, headers: [("Retry-After", "Sun, 06 Nov 1994 08:49:42 GMT")]))
+        server.enqueue(.text("ok"))
+        let api = makeClient(for: server) { $0.clock = virtual.clock }
+        defer { api.close() }
+        _ = try await api.get("/later").response()
+        #expect(virtual.sleeps == [5])
+    }
+
+    @Test("An invalid Retry-After falls back to backoff", arguments: ["-1", "+1", "1.0", "not a date", ""])
+    func invalidRetryAfterUsesBackoff(value: String) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(MockResponse(status: 503, headers: [("Retry-After", value)]))
+        server.enqueue(.text("ok"))
+        let virtual = VirtualClock()
+        let api = makeClient(for: server) {
+            $0.clock = virtual.clock
+            $0.random = RandomSource { 0.5 }
+            $0.retryPolicy.backoff = Backoff(base: 0.4, cap: 10)
+        }
+        defer { api.close() }
+        _ = try await api.get("/x").response()
+        #expect(virtual.sleeps == [0.2])
+    }
+
+    @Test("A status handler for 503 decides before the policy")
+    func handlersComeFirst() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(503) }
+        let api = makeClient(for: server) { $0.clock = VirtualClock().clock }
+        defer { api.close() }
+        let result = await outcome {
+            try await api.get("/x").on(httpStatus: 503, { _, _ in false }).response()
+        }
+        #expect(server.requestCount == 1)
+        guard case .stoppedByHandler = result.failureValue else {
+            Issue.record("expected stoppedByHandler, got \(result)")
+            return
+        }
+    }
+
+    @Test("A connection that was never established is retried even for POST")
+    func neverConnected() async throws {
+        let server = try MockServer()
+        let url = server.baseURL
+        server.shutdown()
+        let virtual = VirtualClock()
+        var configuration = SimpleNetworking.Configuration()
+        configuration.clock = virtual.clock
+        let api = SimpleNetworking(baseURL: url, configuration: configuration)
+        defer { api.close() }
+        let result = await outcome { try await api.post("/p").response() }
+        let attempts: [RequestAttempt] = result.failureValue?.attempts ?? []
+        #expect(attempts.count == 3)
+        #expect(attempts.allSatisfy { $0.error?.urlError?.code == .cannotConnectToHost })
+    }
+
+    @Test("A timeout is retried for GET but not for POST")
+    func timeoutsOnlyForIdempotent() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(2)]) }
+        let api = makeClient(for: server) {
+            $0.timeout = 0.2
+            $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0))
+        }
+        defer { api.close() }
+        _ = try? await api.post("/p").response()
+        #expect(server.requestCount == 1)
+        _ = try? await api.get("/g").response()
+        #expect(await eventually { server.requestCount == 3 })
+    }
+
+    @Test("The overall deadline ends an execution on time across retries")
+    func deadlineAcrossRetries() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(status: 503, faults: [.delayHeaders(0.4)]) }
+        let api = makeClient(for: server) {
+            $0.deadline = 1
+            $0.retryPolicy = RetryPolicy(maximumAttempts: 10, backoff: Backoff(base: 0.01))
+        }
+        defer { api.close() }
+        let started = Date()
+        let result = await outcome { try await api.get("/slow").response() }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 0.9 && elapsed < 1.6)
+        guard case .deadlineExceeded(let seconds, let attempts) = result.failureValue else {
+            Issue.record("expected deadlineExceeded, got \(result)")
+            return
+        }
+        #expect(seconds == 1)
+        // Two or three 0.4 s attempts fit, depending on load; the last one is cut off by the deadline.
+        #expect(attempts.count >= 2)
+        guard case .deadlineExceeded = attempts.last?.error else {
+            Issue.record("the last attempt should be the one the deadline cut off: \(attempts)")
+            return
+        }
+    }
+
+    @Test("Cancelling during a backoff wait returns at once")
+    func cancelDuringBackoff() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(503) }
+        let api = makeClient(for: server) {
+            $0.random = RandomSource { 0.99 }
+            $0.retryPolicy.backoff = Backoff(base: 30, cap: 30)
+        }
+        defer { api.close() }
+        let task = Task { try await api.get("/x").response() }
+        #expect(await eventually { server.requestCount == 1 })
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let started = Date()
+        task.cancel()
+        let result = await task.result
+        #expect(Date().timeIntervalSince(started) < 1)
+        #expect((result.failureValue as? SimpleNetworkingError)?.isCancelled == true)
+        #expect(server.requestCount == 1)
+    }
+
+    @Test("The retry budget caps retries during an outage of 100 requests")
+    func retryBudget() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(503) }
+        let api = makeClient(for: server) {
+            $0.clock = VirtualClock().clock
+            $0.retryBudget = RetryBudget(capacity: 5, refillPerSecond: 0)
+        }
+        defer { api.close() }
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<100 {
+                group.addTask { _ = try? await api.get("/item/\(index)").response() }
+            }
+        }
+        #expect(server.requestCount == 105)
+    }
+}
