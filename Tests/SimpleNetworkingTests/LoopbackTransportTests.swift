@@ -409,14 +409,15 @@ enum LoopbackFailure: CaseIterable, Sendable {
     ///
     /// Observed on Linux (Swift 6.3.1, FoundationNetworking over libcurl 7.88.1): a body cut short, before or in
     /// the middle, is libcurl's CURLE_PARTIAL_FILE ("transfer closed with N bytes remaining to read"), which
-    /// FoundationNetworking maps to `.unknown` (-1), not `.networkConnectionLost`; a connection closed with no
-    /// reply is CURLE_GOT_NOTHING ("Empty reply from server"), mapped to `.badServerResponse`. Apple platforms
-    /// have not been checked here, so there only the refused connection's code is asserted.
+    /// FoundationNetworking reports as `.unknown` (-1); the library turns that into `.networkConnectionLost`, as
+    /// Apple platforms report it. A connection closed with no reply is CURLE_GOT_NOTHING ("Empty reply from
+    /// server"), `.badServerResponse`. Apple platforms have not been checked here, so there only the refused
+    /// connection's code is asserted.
     var expectedCode: URLError.Code? {
         #if canImport(FoundationNetworking)
             switch self {
             case .connectionRefused: .cannotConnectToHost
-            case .dropBeforeBody, .dropInBody: .unknown
+            case .dropBeforeBody, .dropInBody: .networkConnectionLost
             case .closeWithoutResponse: .badServerResponse
             }
         #else

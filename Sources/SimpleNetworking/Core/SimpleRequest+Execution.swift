@@ -44,6 +44,8 @@ extension SimpleRequest {
         var startedAt: Date?
         var attemptDelay: TimeInterval = 0
         var credentialEpoch = 0
+        /// The request of the latest attempt, for events about the retry that follows it.
+        var lastURLRequest: URLRequest?
         var task: Task<Void, Never>?
         var awaiter: CheckedContinuation<Outcome, Never>?
 
@@ -186,6 +188,7 @@ extension SimpleRequest {
         let cancelNow = state.withLock { state -> Bool in
             guard state.run.phase == .sending else { return false }
             state.run.task = task
+            state.run.lastURLRequest = urlRequest
             return state.run.cancelled
         }
         if cancelNow { task.cancel() }
@@ -212,6 +215,8 @@ extension SimpleRequest {
         var attempts: Int
         var history: [RequestAttempt]
         var cancelled: Bool
+        var requestID: UUID
+        var lastURLRequest: URLRequest?
     }
 
     /// Runs the handlers for one attempt's result, then starts the retry they or the policy asked for, or finishes.
@@ -229,7 +234,8 @@ extension SimpleRequest {
                 status: state.statusHandlers, error: state.errorHandlers, success: state.successHandlers,
                 method: state.method, headers: state.headers, retryPolicy: state.retryPolicy,
                 deadline: state.deadline, startedAt: state.run.startedAt, attempts: state.run.attempts,
-                history: state.run.history, cancelled: state.run.cancelled)
+                history: state.run.history, cancelled: state.run.cancelled, requestID: state.safety.requestID,
+                lastURLRequest: state.run.lastURLRequest)
         }
         let outcome = snapshot.cancelled ? .failure(.cancelled) : withHistory(result, snapshot.history)
         if case .success(let response) = outcome { state.withLock { $0.run.lastResponse = response } }
@@ -291,11 +297,17 @@ extension SimpleRequest {
         guard state.withLock({ $0.run.pendingRetry == nil && !$0.run.cancelled }),
             client.retryBudget.takeToken(now: now)
         else { return false }
-        return state.withLock { state in
+        let scheduled = state.withLock { state in
             guard state.run.pendingRetry == nil else { return false }
             state.run.pendingRetry = PendingRetry(client: client, countsAgainstLimit: false, delay: delay)
             return true
         }
+        if scheduled, let request = snapshot.lastURLRequest {
+            client.emit(
+                .retryScheduled(attempt: snapshot.attempts + 1, delay: delay), for: request,
+                requestID: snapshot.requestID)
+        }
+        return scheduled
     }
 
     private enum Next {

@@ -6,15 +6,15 @@ import Foundation
 
 /// One attempt in flight: its continuation, the body so far, and why it failed if the library stopped it.
 final class PendingTask: @unchecked Sendable {
-    // @unchecked Sendable: mutable fields are only touched on the session's serial delegate queue, or under the
-    // registry lock before the task starts; `finish` resumes the continuation at most once, guarded by `finished`.
+    // @unchecked Sendable: `response`, `body` and `declinedChallenge` are only touched on the session's serial
+    // delegate queue; whether it finished and its deadline timer are behind `ending`'s lock, so the continuation is
+    // resumed at most once and a timer armed after the end is cancelled at once.
     private let continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>
-    private let finished = Locked(false)
+    private let ending = Locked<(finished: Bool, deadline: DispatchWorkItem?)>((false, nil))
     /// The largest body accepted, counted after decompression.
     let maximumBodySize: Int
     var response: HTTPURLResponse?
     var body = Data()
-    var deadline: DispatchWorkItem?
     /// The 401 or 407 of an authentication challenge the library declined (Linux only, see `didReceive challenge`).
     var declinedChallenge: HTTPURLResponse?
 
@@ -26,13 +26,23 @@ final class PendingTask: @unchecked Sendable {
         self.maximumBodySize = maximumBodySize
     }
 
-    func finish(with result: Result<SimpleResponse, SimpleNetworkingError>) {
-        let first = finished.withLock { finished in
-            defer { finished = true }
-            return !finished
+    /// Schedules `timer` to run after `seconds`, unless the attempt has already finished.
+    func arm(_ timer: DispatchWorkItem, after seconds: TimeInterval) {
+        let armed = ending.withLock { ending in
+            guard !ending.finished else { return false }
+            ending.deadline = timer
+            return true
         }
-        guard first else { return }
+        if armed { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer) }
+    }
+
+    func finish(with result: Result<SimpleResponse, SimpleNetworkingError>) {
+        let (first, deadline) = ending.withLock { ending in
+            defer { ending = (true, nil) }
+            return (!ending.finished, ending.deadline)
+        }
         deadline?.cancel()
+        guard first else { return }
         continuation.resume(returning: result)
     }
 }
@@ -171,7 +181,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         SimpleResponse, SimpleNetworkingError
     > {
         if let error {
-            let urlError = error as? URLError ?? URLError(.unknown)
+            var urlError = error as? URLError ?? URLError(.unknown)
+            #if canImport(FoundationNetworking)
+                // libcurl's "transfer closed with N bytes remaining" (a body cut short after the headers) arrives as
+                // .unknown on Linux; Apple platforms report it as a lost connection, and so does the library.
+                if urlError.code == .unknown, pending.response != nil { urlError = URLError(.networkConnectionLost) }
+            #endif
             return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(urlError))
         }
         guard let response = pending.response else {

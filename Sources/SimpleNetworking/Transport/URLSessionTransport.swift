@@ -61,8 +61,7 @@ final class URLSessionTransport: HTTPTransport {
                 let deadline = DispatchWorkItem { [delegate] in
                     delegate.fail(task, with: .transportFailed(URLError(.timedOut)))
                 }
-                pending.deadline = deadline
-                DispatchQueue.global().asyncAfter(deadline: .now() + options.timeout, execute: deadline)
+                pending.arm(deadline, after: options.timeout)
                 task.resume()
                 if handle.attach(task) { delegate.fail(task, with: .cancelled) }
             }
