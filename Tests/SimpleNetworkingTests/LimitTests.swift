@@ -158,7 +158,7 @@ struct SizeLimitTests {
             Issue.record("expected responseTooLarge(limit: 1048576), got \(String(describing: error))")
             return
         }
-        #expect(elapsed < 2.5, "took \(elapsed) s")
+        #expect(elapsed < 2.5 * timeScale, "took \(elapsed) s")
         #expect(
             events.all.last?.hasSuffix("failed: \(SimpleNetworkingError.responseTooLarge(limit: 1_048_576))") == true)
     }
@@ -228,7 +228,7 @@ struct TimeoutTests {
         #expect(error?.isTimeout == true, "\(String(describing: error))")
         // Alone this takes 0.50-0.51 s; the upper bound leaves room for a loaded 2-core machine, and is still before the
         // server would have finished (2 s).
-        #expect(elapsed > 0.45 && elapsed < 1.9, "took \(elapsed) s")
+        #expect(elapsed > 0.45 && elapsed < 1.9 * timeScale, "took \(elapsed) s")
     }
 
     @Test("The attempt's timeout covers every redirect hop")
@@ -249,7 +249,7 @@ struct TimeoutTests {
         let elapsed = Date().timeIntervalSince(start)
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
-        #expect(elapsed > 1.95 && elapsed < 3.5, "took \(elapsed) s")
+        #expect(elapsed > 1.95 && elapsed < 3.5 * timeScale, "took \(elapsed) s")
         #expect(server.requestCount == 2)
     }
 }

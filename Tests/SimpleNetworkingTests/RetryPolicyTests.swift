@@ -280,7 +280,7 @@ struct AutomaticRetryTests {
         let started = Date()
         let result = await outcome { try await api.get("/slow").response() }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 2.95 && elapsed < 4.5)
+        #expect(elapsed >= 2.95 && elapsed < 4.5 * timeScale)
         guard case .deadlineExceeded(let seconds, let attempts) = result.failureValue else {
             Issue.record("expected deadlineExceeded, got \(result)")
             return
@@ -323,7 +323,7 @@ struct AutomaticRetryTests {
         let started = Date()
         task.cancel()
         let result = await task.result
-        #expect(Date().timeIntervalSince(started) < 1)
+        #expect(Date().timeIntervalSince(started) < 1 * timeScale)
         #expect((result.failureValue as? SimpleNetworkingError)?.isCancelled == true)
         #expect(server.requestCount == 1)
     }

@@ -165,3 +165,12 @@ func failure(of request: SimpleRequest) async -> SimpleNetworkingError? {
         return error
     }
 }
+
+/// How much slower than usual the tests may run: upper bounds on elapsed time are multiplied by it.
+///
+/// 1 normally; `.ci/run` sets `SIMPLE_NETWORKING_TEST_TIME_SCALE` for the ThreadSanitizer run, which slows every
+/// thread several times over. Lower bounds (a wait that must not end early) are never scaled.
+let timeScale: Double = {
+    let value = ProcessInfo.processInfo.environment["SIMPLE_NETWORKING_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
+    return max(1, value)
+}()
