@@ -60,7 +60,4 @@ extension SimpleNetworking {
             }
         }
     }
-
-    /// The configured sensitive header and query parameter names, ready for matching.
-    var sensitiveData: SensitiveData { SensitiveData(configuration) }
 }

@@ -31,6 +31,8 @@ open class SimpleNetworking: @unchecked Sendable {
     let base: BaseURL
     let reauthentication: Reauthentication
     let retryBudget: RetryTokenBucket
+    /// The configured sensitive header and query parameter names, lowercased once for matching.
+    let sensitiveData: SensitiveData
 
     /// Creates a client with its own ephemeral URLSession, or with `session` if you pass one.
     ///
@@ -61,6 +63,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.mutableState = Locked(configuration.defaultHeaders)
         self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
+        self.sensitiveData = SensitiveData(configuration)
         self.transport = transport
     }
 
