@@ -4,7 +4,7 @@
 /// and `setValue(_:forHTTPHeaderField:)` drops bad values silently; so the library checks first and throws.
 enum RequestValidation {
     /// `tchar`: the characters of an RFC 9110 token.
-    private static let tokenBytes: Set<UInt8> = Set(
+    private static let tokenBytes = ByteSet(
         "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
     static func isToken(_ text: String) -> Bool {

@@ -113,12 +113,12 @@ extension SimpleNetworking {
 
 /// Percent-encoding by RFC 3986, byte by byte, keeping existing `%XX` escapes.
 enum URLEncoding {
-    static let unreservedBytes: Set<UInt8> = Set(
+    static let unreservedBytes = ByteSet(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
     /// pchar and "/": unreserved, sub-delims, ":" and "@".
-    static let pathBytes: Set<UInt8> = unreservedBytes.union("!$&'()*+,;=:@/".utf8)
+    static let pathBytes = unreservedBytes.union("!$&'()*+,;=:@/".utf8)
     /// Query text: pchar, "/" and "?".
-    static let queryBytes: Set<UInt8> = pathBytes.union("?".utf8)
+    static let queryBytes = pathBytes.union("?".utf8)
 
     static func queryItem(_ item: SimpleRequest.QueryItem) -> String {
         let name = encode(item.name, allowing: unreservedBytes, keepEscapes: false)
@@ -150,7 +150,7 @@ enum URLEncoding {
         }
     }
 
-    static func encode(_ text: String, allowing allowed: Set<UInt8>, keepEscapes: Bool = true) -> String {
+    static func encode(_ text: String, allowing allowed: ByteSet, keepEscapes: Bool = true) -> String {
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
