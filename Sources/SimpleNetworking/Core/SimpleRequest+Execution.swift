@@ -160,10 +160,7 @@ extension SimpleRequest {
         state.run.attemptDelay = next?.delay ?? 0
         state.run.credentialEpoch = epoch
         state.run.phase = .sending
-        let parts = Parts(
-            method: state.method, target: state.target, queryItems: state.queryItems,
-            headers: state.headers, body: state.body, timeout: timeout, safety: state.safety)
-        return .send(parts, deadline: clippedDeadline)
+        return .send(state.parts(timeout: timeout), deadline: clippedDeadline)
     }
 
     private func send(_ parts: Parts, on client: SimpleNetworking, clippedDeadline: TimeInterval?) {

@@ -214,3 +214,12 @@ extension SimpleRequest {
         var safety = SafetySettings()
     }
 }
+
+extension SimpleRequest.State {
+    /// What one attempt sends, with `timeout` for it.
+    func parts(timeout: TimeInterval?) -> SimpleRequest.Parts {
+        SimpleRequest.Parts(
+            method: method, target: target, queryItems: queryItems, headers: headers, body: body, timeout: timeout,
+            safety: safety)
+    }
+}

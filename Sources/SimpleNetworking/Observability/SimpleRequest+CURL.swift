@@ -27,11 +27,7 @@ extension SimpleRequest {
     public func cURLDescription(on client: SimpleNetworking, redactingSecrets: Bool = true)
         throws(SimpleNetworkingError) -> String
     {
-        let parts = state.withLock { state in
-            Parts(
-                method: state.method, target: state.target, queryItems: state.queryItems, headers: state.headers,
-                body: state.body, timeout: state.timeout, safety: state.safety)
-        }
+        let parts = state.withLock { $0.parts(timeout: $0.timeout) }
         let request = try client.makeURLRequest(for: parts)
         return CURLCommand(request: request, redacting: redactingSecrets ? client.sensitiveData : nil).text
     }
