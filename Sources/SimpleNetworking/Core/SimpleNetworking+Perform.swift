@@ -9,11 +9,13 @@ extension SimpleNetworking {
     ///
     /// Each hop goes through the transport with what is left of the attempt's timeout, and the body-size limit
     /// applies to every hop. Every step is reported to the event handler, with URLs redacted.
-    func perform(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+    func perform(_ request: URLRequest, for parts: SimpleRequest.Parts) async throws(SimpleNetworkingError)
         -> SimpleResponse
     {
+        let options = transportOptions(for: parts)
+        let requestID = parts.safety.requestID
         let deadline = Date().addingTimeInterval(options.timeout)
-        let policy = options.redirectPolicy ?? configuration.redirectPolicy
+        let policy = parts.safety.redirectPolicy ?? configuration.redirectPolicy
         var chain = RedirectChain(original: request, policy: policy, sensitiveData: sensitiveData)
         var current = request
         while true {
@@ -22,16 +24,16 @@ extension SimpleNetworking {
                 var hopOptions = options
                 hopOptions.timeout = deadline.timeIntervalSinceNow
                 guard hopOptions.timeout > 0 else { throw .transportFailed(URLError(.timedOut)) }
-                emit(.willSend, for: current, requestID: options.requestID)
+                emit(.willSend, for: current, requestID: requestID)
                 response = try await transport.send(current, options: hopOptions)
                 guard response.body.count <= options.maximumResponseBodySize else {
                     throw .responseTooLarge(limit: options.maximumResponseBodySize)
                 }
             } catch {
-                emit(.failed(error), for: current, requestID: options.requestID)
+                emit(.failed(error), for: current, requestID: requestID)
                 throw error
             }
-            emit(.didReceiveResponse(statusCode: response.statusCode), for: current, requestID: options.requestID)
+            emit(.didReceiveResponse(statusCode: response.statusCode), for: current, requestID: requestID)
             let step: RedirectChain.Step
             do throws(SimpleNetworkingError) {
                 step = try chain.step(after: response, to: current)
@@ -39,13 +41,13 @@ extension SimpleNetworking {
                 if case .redirectRefused(let reason) = error {
                     emit(
                         .redirectRefused(statusCode: response.statusCode, reason: reason), for: current,
-                        requestID: options.requestID)
+                        requestID: requestID)
                 } else if case .tooManyRedirects = error {
                     emit(
                         .redirectRefused(statusCode: response.statusCode, reason: "the redirect limit was reached"),
-                        for: current, requestID: options.requestID)
+                        for: current, requestID: requestID)
                 }
-                emit(.failed(error), for: current, requestID: options.requestID)
+                emit(.failed(error), for: current, requestID: requestID)
                 throw error
             }
             switch step {
@@ -55,7 +57,7 @@ extension SimpleNetworking {
                 let data = sensitiveData
                 emit(
                     .redirectFollowed(from: data.redact(hop.from), to: data.redact(hop.to), statusCode: hop.statusCode),
-                    for: current, requestID: options.requestID)
+                    for: current, requestID: requestID)
                 current = next
             }
         }

@@ -72,12 +72,9 @@ extension SimpleNetworking {
     }
 
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
-        var options = TransportOptions(
+        TransportOptions(
             timeout: parts.timeout ?? configuration.timeout,
             maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize)
-        options.redirectPolicy = parts.safety.redirectPolicy
-        options.requestID = parts.safety.requestID
-        return options
     }
 
     private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URL {

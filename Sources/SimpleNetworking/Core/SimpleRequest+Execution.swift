@@ -169,11 +169,10 @@ extension SimpleRequest {
         case .success(let request): urlRequest = request
         case .failure(let error): return deliver(.failure(error), on: client, attempted: false)
         }
-        let options = client.transportOptions(for: parts)
         let task = Task {
             var result: Outcome
             do throws(SimpleNetworkingError) {
-                result = .success(try await client.perform(urlRequest, options: options))
+                result = .success(try await client.perform(urlRequest, for: parts))
             } catch {
                 result = .failure(error)
             }

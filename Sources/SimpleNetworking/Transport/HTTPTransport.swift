@@ -38,10 +38,6 @@ public struct TransportOptions: Sendable {
     public var timeout: TimeInterval
     /// The largest body accepted, in bytes, counted after decompression.
     public var maximumResponseBodySize: Int
-    /// The redirect policy of the request, when it overrides the client's; read by the client, not the transport.
-    var redirectPolicy: RedirectPolicy?
-    /// The request's identity in events; read by the client, not the transport.
-    var requestID = UUID()
 
     /// Creates options.
     /// - Parameters:

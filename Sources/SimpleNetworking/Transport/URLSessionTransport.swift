@@ -6,9 +6,9 @@ import Foundation
 
 /// Sends requests with data tasks on one long-lived URLSession per client.
 ///
-/// The library's own session gets a delegate of the library's (``SessionDelegate``) that collects bodies, answers
-/// authentication challenges with default handling, never follows redirects (the client does) and cancels a body
-/// past the size limit as it arrives. Each request has its own deadline timer, because URLSession's request timeout
+/// The library's own session gets a delegate of the library's (``SessionDelegate``) that collects bodies, never
+/// answers authentication challenges with a credential (so a 401 reaches the handlers), never follows redirects (the
+/// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because URLSession's request timeout
 /// is an idle timer and, on Linux, sub-second values become about 1 ms.
 final class URLSessionTransport: HTTPTransport {
     let session: URLSession
