@@ -170,7 +170,7 @@ struct LoopbackTransportTests {
         let result = await task.result
         let elapsed = Date().timeIntervalSince(started)
 
-        #expect((result.failure as? SimpleNetworkingError)?.loopbackKind == "cancelled")
+        #expect((result.failureValue as? SimpleNetworkingError)?.loopbackKind == "cancelled")
         #expect(elapsed < 2 * timeScale, "cancellation took \(elapsed) s against a 5 s delay")
         api.close()
     }
@@ -226,13 +226,13 @@ struct LoopbackTransportTests {
         let api = makeLoopbackClient(server.baseURL)
 
         let started = Date()
-        let result = await Result(awaiting: { () async throws(SimpleNetworkingError) in
+        let result = await outcome {
             try await api.get("/slow").timeout(timing.timeout).response()
-        })
+        }
         let elapsed = Date().timeIntervalSince(started)
 
         if timing.timesOut {
-            let error = try #require(result.failure)
+            let error = try #require(result.failureValue)
             #expect(error.isTimeout, "expected a timeout, got \(error)")
             #expect(elapsed >= timing.timeout * 0.9, "timed out after \(elapsed) s")
             #expect(elapsed < 1.5 * timeScale, "timed out after \(elapsed) s")
@@ -272,10 +272,10 @@ struct LoopbackTransportTests {
         let answers = await withTaskGroup(of: (Int, String).self, returning: [Int: String].self) { group in
             for index in 0..<count {
                 group.addTask {
-                    let result = await Result(awaiting: { () async throws(SimpleNetworkingError) in
+                    let result = await outcome {
                         try await api.get("/items/\(index)").query("n", "\(index)").response()
-                    })
-                    return (index, (try? result.get().string) ?? "failed: \(result.failure?.loopbackKind ?? "?")")
+                    }
+                    return (index, (try? result.get().string) ?? "failed: \(result.failureValue?.loopbackKind ?? "?")")
                 }
             }
             var answers: [Int: String] = [:]
@@ -307,10 +307,10 @@ struct LoopbackTransportTests {
         // The seed form returns false from its 401 handler and retries later, from authenticate's callback: the
         // execution has ended by then, so the caller gets stoppedByHandler(401), as the README says.
         let seed = MyAPIManager(baseURL: server.baseURL)
-        let seedResult = await Result(awaiting: { () async throws(SimpleNetworkingError) in
+        let seedResult = await outcome {
             try await seed.get("/me").response()
-        })
-        guard case .stoppedByHandler(let response) = seedResult.failure else {
+        }
+        guard case .stoppedByHandler(let response) = seedResult.failureValue else {
             Issue.record("expected stoppedByHandler, got \(seedResult)")
             return
         }
@@ -361,12 +361,12 @@ struct LoopbackTransportTests {
             .on(error: { error in log.append(error.loopbackKind) })
             .on(completion: { log.append("completion") })
             .executeAndWait(on: api)
-        let result = await Result(awaiting: { () async throws(SimpleNetworkingError) in
+        let result = await outcome {
             try await api.get("/after").response()
-        })
+        }
 
         #expect(log.all == ["transportFailed", "completion"])
-        #expect(result.failure?.loopbackKind == "transportFailed")
+        #expect(result.failureValue?.loopbackKind == "transportFailed")
         #expect(Date().timeIntervalSince(started) < 2 * timeScale)
         #expect(server.requests.map(\.path) == ["/before"])
         api.close()  // closing twice is harmless
@@ -374,17 +374,6 @@ struct LoopbackTransportTests {
 }
 
 // MARK: - Fixtures
-
-/// A client with the library's own URLSession, pointed at a loopback server. Automatic retries are off, so each
-/// test sees the transport's own outcome; the retry tests live in RetryPolicyTests.
-private func makeLoopbackClient(
-    _ baseURL: URL, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
-) -> SimpleNetworking {
-    var configuration = SimpleNetworking.Configuration()
-    configuration.retryPolicy = .never
-    configure(&configuration)
-    return SimpleNetworking(baseURL: baseURL, configuration: configuration)
-}
 
 struct LoopbackUser: Codable, Equatable, Sendable {
     var id: Int
@@ -452,22 +441,6 @@ extension SimpleNetworkingError {
         case .responseTooLarge: "responseTooLarge"
         case .redirectRefused: "redirectRefused"
         case .tooManyRedirects: "tooManyRedirects"
-        }
-    }
-}
-
-extension Result {
-    fileprivate var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-
-    /// Runs an async throwing body and captures its outcome.
-    fileprivate init(awaiting body: () async throws(Failure) -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
         }
     }
 }

@@ -150,10 +150,17 @@ func outcome(of body: () async throws -> SimpleResponse) async -> Result<SimpleR
 func makeLoopbackClient(
     _ server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
 ) -> SimpleNetworking {
-    makeClient(for: server) {
-        $0.retryPolicy = .never
-        configure(&$0)
-    }
+    makeLoopbackClient(server.baseURL, configure: configure)
+}
+
+/// The same for any base URL, such as a path below a server's root or a port nothing listens on.
+func makeLoopbackClient(
+    _ baseURL: URL, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
+) -> SimpleNetworking {
+    var configuration = SimpleNetworking.Configuration()
+    configuration.retryPolicy = .never
+    configure(&configuration)
+    return SimpleNetworking(baseURL: baseURL, configuration: configuration)
 }
 
 /// The error a request fails with, or `nil` when it succeeds.
