@@ -106,11 +106,13 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
     public func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError)
         -> SimpleResponse
     {
-        let reply = state.withLock { state -> Reply in
+        let (queued, route) = state.withLock { state -> (Reply?, (@Sendable (URLRequest) -> Reply)?) in
             state.requests.append(request)
-            if !state.queue.isEmpty { return state.queue.removeFirst() }
-            return state.route?(request) ?? .status(404)
+            if !state.queue.isEmpty { return (state.queue.removeFirst(), nil) }
+            return (nil, state.route)
         }
+        // The route runs outside the lock, so it may read `requests` or call `enqueue`.
+        let reply = queued ?? route?(request) ?? .status(404)
         if reply.delay > 0 {
             do {
                 try await Task.sleep(nanoseconds: UInt64(reply.delay * 1_000_000_000))
@@ -122,20 +124,5 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
         let response = try reply.result.get()
         return SimpleResponse(
             statusCode: response.statusCode, headers: response.headers, body: response.body, url: request.url)
-    }
-}
-
-/// A lock-guarded value for this module's own state.
-final class Locked<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only read or written while `lock` is held.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

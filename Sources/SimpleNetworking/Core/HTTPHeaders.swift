@@ -174,3 +174,31 @@ extension StringProtocol {
 private func asciiLowercased(_ byte: UInt8) -> UInt8 {
     (byte >= 65 && byte <= 90) ? byte + 32 : byte
 }
+
+extension HTTPHeaders {
+    /// The names whose values differ between `self` and `edited` (lowercased), with their values in `edited`:
+    /// what an in-place edit of a copy changed, so it can be merged back without undoing concurrent edits of other
+    /// names. Linear in the number of fields.
+    func changes(to edited: HTTPHeaders) -> [(name: String, values: [String])] {
+        guard edited != self else { return [] }
+        func grouped(_ headers: HTTPHeaders) -> [String: (name: String, values: [String])] {
+            var groups: [String: (name: String, values: [String])] = [:]
+            for field in headers.fields {
+                groups[field.name.lowercased(), default: (field.name, [])].values.append(field.value)
+            }
+            return groups
+        }
+        let old = grouped(self)
+        let new = grouped(edited)
+        var changes: [(name: String, values: [String])] = []
+        for (key, entry) in new where old[key]?.values != entry.values { changes.append(entry) }
+        for (key, entry) in old where new[key] == nil { changes.append((entry.name, [])) }
+        return changes
+    }
+
+    /// Replaces every field named `name` with `values` (none removes the name).
+    mutating func replaceValues(of name: String, with values: [String]) {
+        remove(name: name)
+        for value in values { add(name: name, value: value) }
+    }
+}

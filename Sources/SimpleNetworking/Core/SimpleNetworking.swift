@@ -69,12 +69,40 @@ open class SimpleNetworking: @unchecked Sendable {
 
     /// Headers added to every attempt when it is sent; a header set on the request wins.
     ///
-    /// Read and write from any thread, even with requests in flight; `defaultHeaders["Authorization"] = value` is
-    /// one atomic update. Because they are merged at send time, a retry picks up a refreshed token.
+    /// Read and write from any thread, even with requests in flight. Because they are merged at send time, a retry
+    /// picks up a refreshed token. No lock is held while your code runs, so reading one default header while writing
+    /// another (`defaultHeaders["A"]?.append(defaultHeaders["B"] ?? "")`) cannot deadlock, and an `inout` use across
+    /// an `await` holds nothing. An in-place write such as `defaultHeaders["Authorization"] = value` changes only the
+    /// names it touched, so concurrent writers of different names never undo each other; to read and write as one
+    /// atomic step, use ``updateDefaultHeaders(_:)``.
     public var defaultHeaders: HTTPHeaders {
-        get { mutableState.criticalValue }
-        _modify { yield &mutableState.criticalValue }
-        set { mutableState.criticalValue = newValue }
+        get { mutableState.current }
+        set { mutableState.set(newValue) }
+        _modify {
+            let before = mutableState.current
+            var edited = before
+            yield &edited
+            let changes = before.changes(to: edited)
+            guard !changes.isEmpty else { return }
+            mutableState.withLock { headers in
+                for change in changes { headers.replaceValues(of: change.name, with: change.values) }
+            }
+        }
+    }
+
+    /// Reads and writes the default headers as one atomic step.
+    ///
+    /// ```swift
+    /// api.updateDefaultHeaders { headers in
+    ///     headers["X-Request-Count"] = String((Int(headers["X-Request-Count"] ?? "") ?? 0) + 1)
+    /// }
+    /// ```
+    /// - Parameter body: Changes the headers. It runs under the client's lock: it must not touch this client's
+    ///   ``defaultHeaders``, nor block.
+    /// - Returns: What `body` returns.
+    @discardableResult
+    public func updateDefaultHeaders<Result>(_ body: (inout HTTPHeaders) throws -> Result) rethrows -> Result {
+        try mutableState.withLock(body)
     }
 
     /// The one path every request takes, on its first attempt and on every retry.

@@ -10,7 +10,7 @@ final class PendingTask: @unchecked Sendable {
     // delegate queue; whether it finished and its deadline timer are behind `ending`'s lock, so the continuation is
     // resumed at most once and a timer armed after the end is cancelled at once.
     private let continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>
-    private let ending = Locked<(finished: Bool, deadline: DispatchWorkItem?)>((false, nil))
+    private let ending = Locked<(finished: Bool, deadline: DeadlineTimer?)>((false, nil))
     /// The largest body accepted, counted after decompression.
     let maximumBodySize: Int
     var response: HTTPURLResponse?
@@ -30,7 +30,7 @@ final class PendingTask: @unchecked Sendable {
     func arm(_ timer: DispatchWorkItem, after seconds: TimeInterval) {
         let armed = ending.withLock { ending in
             guard !ending.finished else { return false }
-            ending.deadline = timer
+            ending.deadline = DeadlineTimer(item: timer)
             return true
         }
         if armed { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer) }
@@ -41,10 +41,18 @@ final class PendingTask: @unchecked Sendable {
             defer { ending = (true, nil) }
             return (!ending.finished, ending.deadline)
         }
-        deadline?.cancel()
+        deadline?.item.cancel()
         guard first else { return }
         continuation.resume(returning: result)
     }
+}
+
+/// An attempt's deadline timer, kept under a lock and cancelled from any thread.
+///
+/// `@unchecked Sendable`: `DispatchWorkItem` is thread-safe (its `cancel()` may be called from any thread) but is not
+/// annotated `Sendable` in corelibs Dispatch.
+private struct DeadlineTimer: @unchecked Sendable {
+    let item: DispatchWorkItem
 }
 
 /// The session-level delegate of the library's own session (per-task delegates are never asked about redirects on
