@@ -75,15 +75,16 @@ struct RetryRuleTests {
     }
 
     @Test(
-        "Transport failures: never connected retries any method; mid-request only idempotent ones",
+        "Transport failures: never connected retries any method; mid-request only idempotent ones; timeouts only on request",
         arguments: [
-            (URLError.Code.cannotConnectToHost, HTTPMethod.post, true), (.cannotFindHost, .patch, true),
-            (.timedOut, .get, true), (.timedOut, .post, false), (.networkConnectionLost, .put, true),
-            (.networkConnectionLost, .post, false), (.secureConnectionFailed, .get, false),
+            (URLError.Code.cannotConnectToHost, HTTPMethod.post, false, true), (.cannotFindHost, .patch, false, true),
+            (.timedOut, .get, false, false), (.timedOut, .get, true, true), (.timedOut, .post, true, false),
+            (.networkConnectionLost, .put, false, true), (.networkConnectionLost, .post, false, false),
+            (.secureConnectionFailed, .get, true, false),
         ])
-    func failureDecisions(code: URLError.Code, method: HTTPMethod, retries: Bool) {
+    func failureDecisions(code: URLError.Code, method: HTTPMethod, retriesTimeouts: Bool, retries: Bool) {
         let outcome: Result<SimpleResponse, SimpleNetworkingError> = .failure(.transportFailed(URLError(code)))
-        let delay = RetryPolicy().retryDelay(
+        let delay = RetryPolicy(retriesTimeouts: retriesTimeouts).retryDelay(
             afterAttempt: 1, method: method, headers: [:], outcome: outcome, now: Date(), random: 0.5)
         #expect((delay != nil) == retries)
     }
@@ -248,20 +249,29 @@ struct AutomaticRetryTests {
         #expect(attempts.allSatisfy { $0.error?.urlError?.code == .cannotConnectToHost })
     }
 
-    @Test("A timeout is retried for GET but not for POST")
-    func timeoutsOnlyForIdempotent() async throws {
+    @Test("A timeout is not retried by default; opted in, it is retried for GET but not for POST")
+    func timeoutsOnlyWhenOptedIn() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(2)]) }
-        let api = makeClient(for: server) {
+        let byDefault = makeClient(for: server) {
             $0.timeout = 0.2
             $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0))
         }
-        defer { api.close() }
-        _ = try? await api.post("/p").response()
+        defer { byDefault.close() }
+        let error = await failure(of: byDefault.get("/default"))
+        #expect(error?.isTimeout == true)
+        #expect(error?.attempts.count == 1)
         #expect(server.requestCount == 1)
-        _ = try? await api.get("/g").response()
-        #expect(await eventually { server.requestCount == 3 })
+        let optedIn = makeClient(for: server) {
+            $0.timeout = 0.2
+            $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0), retriesTimeouts: true)
+        }
+        defer { optedIn.close() }
+        _ = try? await optedIn.post("/p").response()
+        #expect(server.requestCount == 2)
+        _ = try? await optedIn.get("/g").response()
+        #expect(await eventually { server.requestCount == 4 })
     }
 
     @Test("The overall deadline ends an execution on time across retries")

@@ -35,6 +35,8 @@ extension SimpleNetworking {
     public func reauthenticate(_ request: SimpleRequest, on status: Int = 401) {
         guard request.installReauthentication(on: status) else { return }
         request.on(httpStatus: status) { [self] request, _ in
+            // A request that authenticate() itself sent is never re-authenticated: its 401 goes on to the handlers.
+            guard !request.isAuthenticationExecution else { return true }
             let sentEpoch = request.credentialEpoch
             request.retry(
                 after: { [self] () async throws(SimpleNetworkingError) in

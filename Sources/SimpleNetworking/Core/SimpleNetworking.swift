@@ -117,6 +117,11 @@ open class SimpleNetworking: @unchecked Sendable {
     ///     super.execute(request: request)
     /// }
     /// ```
+    ///
+    /// Calling `super` is what sends the attempt. An override may call it later instead, from any thread (a gate that
+    /// waits until the app is online, say): the execution waits for it. An override that never calls it sends
+    /// nothing; the execution then ends only when the request is cancelled (``SimpleRequest/cancel()`` or cancelling
+    /// the task that awaits it end it with ``SimpleNetworkingError/cancelled`` at once) or its deadline passes.
     /// - Parameter request: The request to send.
     open func execute(request: SimpleRequest) {
         request.sendAttempt(on: self)

@@ -24,18 +24,11 @@ extension SimpleRequest {
     /// - Throws: ``SimpleNetworkingError``, as ``response()`` describes, or
     ///   ``SimpleNetworkingError/requestInProgress`` when the request is already running.
     public func response(on client: SimpleNetworking) async throws(SimpleNetworkingError) -> SimpleResponse {
+        guard let execution = start(on: client) else { throw .requestInProgress }
         let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                guard begin(on: client, awaiter: continuation) else {
-                    continuation.resume(returning: .failure(.requestInProgress))
-                    return
-                }
-                client.execute(request: self)
-                // A cancellation that arrived before `begin` found nothing to cancel; catch it here.
-                if Task.isCancelled { cancel() }
-            }
+            await execution.value
         } onCancel: {
-            cancel()
+            execution.cancel()
         }
         return try outcome.get()
     }

@@ -8,13 +8,13 @@ extension SimpleRequest {
     /// retry limit; past it the error handlers get ``SimpleNetworkingError/retryLimitExceeded(attempts:response:)``
     /// and further retries do nothing until the next ``execute(on:)``.
     public func retry() {
-        scheduleRetry(on: nil, after: nil)
+        requestRetry(on: nil, after: nil)
     }
 
     /// Runs the request again on `client`, as a new attempt through `client.execute(request:)`.
     /// - Parameter client: The client to run on.
     public func retry(on client: SimpleNetworking) {
-        scheduleRetry(on: client, after: nil)
+        requestRetry(on: client, after: nil)
     }
 
     /// Keeps the execution open while `operation` runs, then retries; if `operation` throws, the error handlers get
@@ -22,10 +22,10 @@ extension SimpleRequest {
     ///
     /// Use it from a status handler for work that must finish before the retry, such as refreshing a token:
     /// completion handlers and an awaiting ``response()`` wait for the retry instead of ending with
-    /// ``SimpleNetworkingError/stoppedByHandler(_:)``. ``cancel()`` stops the wait.
+    /// ``SimpleNetworkingError/stoppedByHandler(_:)``. ``cancel()`` stops the wait, and so does the deadline.
     /// - Parameter operation: The work to await before retrying.
     public func retry(after operation: @escaping @Sendable () async throws(SimpleNetworkingError) -> Void) {
-        scheduleRetry(on: nil, after: operation)
+        requestRetry(on: nil, after: operation)
     }
 
     /// Sets the automatic retry policy for this request.
@@ -41,7 +41,9 @@ extension SimpleRequest {
 
     /// Sets the longest this request may take across all attempts, waits and redirects.
     ///
-    /// Default: the client's ``SimpleNetworking/Configuration/deadline`` (none).
+    /// Once it has passed, the execution ends with ``SimpleNetworkingError/deadlineExceeded(seconds:attempts:)``,
+    /// wherever it passes: in flight, while handlers run, or during a wait. Default: the client's
+    /// ``SimpleNetworking/Configuration/deadline`` (none).
     /// - Parameter seconds: The deadline in seconds from ``execute(on:)``.
     /// - Returns: This request.
     @discardableResult
@@ -50,55 +52,33 @@ extension SimpleRequest {
         return self
     }
 
-    private enum RetryStart {
-        case none
-        case now(SimpleNetworking)
-        case wait(PendingRetry)
-    }
-
-    private func scheduleRetry(
+    /// Records a retry asked for while handlers run, or starts one after the execution has ended.
+    private func requestRetry(
         on requestedClient: SimpleNetworking?,
         after operation: (@Sendable () async throws(SimpleNetworkingError) -> Void)?
     ) {
-        let start = state.withLock { state -> RetryStart in
-            guard let client = requestedClient ?? state.client, !state.run.cancelled, !state.run.exhausted else {
-                return .none
+        var retry = Retry(client: requestedClient, countsAgainstLimit: true, operation: operation)
+        let late = state.withLock { state -> (client: SimpleNetworking, continuing: Bool)? in
+            guard let client = requestedClient ?? state.client, !state.record.exhausted else { return nil }
+            if let live = state.live {
+                // Only the handlers of the current response may ask; a retry asked for twice runs once.
+                if live.isHandling, live.requestedRetry == nil { state.live?.requestedRetry = retry }
+                return nil
             }
-            let pending = PendingRetry(client: client, countsAgainstLimit: true, operation: operation)
-            switch state.run.phase {
-            case .handling:
-                if state.run.pendingRetry == nil { state.run.pendingRetry = pending }
-                return .none
-            case .finished where operation != nil:
-                state.run.phase = .waiting
-                return .wait(pending)
-            case .finished:
-                state.run.phase = .retrying
-                state.run.nextRetry = (true, 0)
-                return .now(client)
-            case .idle:
-                state.run = Run(
-                    phase: operation == nil ? .starting : .waiting, startedAt: client.configuration.clock.now())
-                return operation == nil ? .now(client) : .wait(pending)
-            case .starting, .sending, .waiting, .retrying:
-                return .none
-            }
+            return (client, state.record.startedAt != nil)
         }
-        switch start {
-        case .none: return
-        case .now(let client): client.execute(request: self)
-        case .wait(let pending): startWaiting(for: pending)
-        }
+        guard let late else { return }
+        // After the end: a new execution that continues the count, so a deferred retry cannot loop forever. A
+        // request that never ran simply starts.
+        retry.countsAgainstLimit = late.continuing
+        _ = start(on: late.client, continuing: late.continuing, retry: retry)
     }
 
-    /// Marks `status` as re-authenticated for this request; `false` when it already is, or when the request was made
-    /// by ``SimpleNetworking/authenticate()``.
+    /// Marks `status` as re-authenticated for this request; `false` when it already is.
     func installReauthentication(on status: Int) -> Bool {
-        state.withLock { state in
-            guard !state.isAuthenticationRequest, !Reauthentication.isAuthenticating,
-                state.reauthenticationStatuses.insert(status).inserted
-            else { return false }
-            return true
-        }
+        state.withLock { $0.reauthenticationStatuses.insert(status).inserted }
     }
+
+    /// Whether the current execution was started inside ``SimpleNetworking/authenticate()``.
+    var isAuthenticationExecution: Bool { state.withLock { $0.record.isAuthentication } }
 }

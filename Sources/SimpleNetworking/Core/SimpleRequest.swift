@@ -50,10 +50,10 @@ public final class SimpleRequest: @unchecked Sendable {
     public var client: SimpleNetworking? { state.withLock { $0.client } }
 
     /// How many attempts have been sent in the current execution.
-    public var attemptCount: Int { state.withLock { $0.run.attempts } }
+    public var attemptCount: Int { state.withLock { $0.record.attempts } }
 
     /// The attempts of the current execution so far, oldest first.
-    public var attempts: [RequestAttempt] { state.withLock { $0.run.history } }
+    public var attempts: [RequestAttempt] { state.withLock { $0.record.history } }
 
     /// Binds the request to a client, so ``retry()`` and ``response()`` know where to run.
     func bind(to client: SimpleNetworking) -> Self {
@@ -175,7 +175,7 @@ extension SimpleRequest {
     }
 
     /// Everything mutable about a request.
-    struct State {
+    struct State: Sendable {
         var method: HTTPMethod
         var target: Target
         var queryItems: [QueryItem] = []
@@ -188,14 +188,20 @@ extension SimpleRequest {
         var successHandlers: [SuccessHandler] = []
         var completionHandlers: [CompletionHandler] = []
         var client: SimpleNetworking?
-        var run = Run()
+        /// What the current or last execution has done, as its loop last published it.
+        var record = ExecutionRecord()
+        /// The execution in progress, if any.
+        var live: LiveExecution?
+        /// How many executions have started, for their ids.
+        var executions = 0
+        /// An execution ended while waiting for `super` in ``SimpleNetworking/execute(request:)``: a late `super`
+        /// call for it is ignored.
+        var unansweredGoAhead = false
         var safety = SafetySettings()
         var retryPolicy: RetryPolicy?
         var deadline: TimeInterval?
         /// Statuses ``SimpleNetworking/reauthenticate(_:on:)`` has installed a handler for.
         var reauthenticationStatuses: Set<Int> = []
-        /// Made inside ``SimpleNetworking/authenticate()``: never re-authenticated itself.
-        var isAuthenticationRequest = false
 
         init(method: HTTPMethod, target: Target) {
             self.method = method

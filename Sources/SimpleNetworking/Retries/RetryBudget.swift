@@ -53,4 +53,10 @@ final class RetryTokenBucket: Sendable {
             return true
         }
     }
+
+    /// Gives back the token of a retry that was scheduled but not sent (cancelled, or stopped by the deadline).
+    func returnToken() {
+        guard budget.capacity.isFinite else { return }
+        state.withLock { $0.tokens = min(budget.capacity, $0.tokens + 1) }
+    }
 }

@@ -17,6 +17,7 @@ import Foundation
 /// | ``retryableStatuses`` | 408, 429, 500, 502, 503, 504 |
 /// | ``backoff`` | exponential from 0.5 s, doubling, capped at 30 s, full jitter |
 /// | ``maximumRetryAfter`` | 60 s |
+/// | ``retriesTimeouts`` | `false` |
 public struct RetryPolicy: Sendable {
     /// The most attempts one execution may make through this policy, the first included. 1 turns retries off.
     public var maximumAttempts: Int
@@ -29,6 +30,12 @@ public struct RetryPolicy: Sendable {
     public var backoff: Backoff
     /// The longest `Retry-After` honoured; longer values are clamped to this.
     public var maximumRetryAfter: TimeInterval
+    /// Whether a request that timed out is retried (retryable methods only).
+    ///
+    /// Off by default, as in OkHttp, Go's net/http and requests: a timeout means the request may have reached the
+    /// server, and retrying it multiplies the load on the slowest server while the caller waits several timeouts
+    /// instead of one. A connection that was never established is retried whatever this says.
+    public var retriesTimeouts: Bool
 
     /// The idempotent methods of RFC 9110, section 9.2.2.
     public static let idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace]
@@ -46,13 +53,16 @@ public struct RetryPolicy: Sendable {
     ///   - retryableStatuses: Statuses retried. Default: 408, 429, 500, 502, 503, 504.
     ///   - backoff: The wait between attempts. Default: ``Backoff/init(base:multiplier:cap:)`` with its defaults.
     ///   - maximumRetryAfter: The longest `Retry-After` honoured, in seconds. Default: 60.
+    ///   - retriesTimeouts: Whether a timed-out request is retried. Default: `false`.
     public init(
         maximumAttempts: Int = 3,
         retryableMethods: Set<HTTPMethod> = RetryPolicy.idempotentMethods,
         retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504],
         backoff: Backoff = Backoff(),
-        maximumRetryAfter: TimeInterval = 60
+        maximumRetryAfter: TimeInterval = 60,
+        retriesTimeouts: Bool = false
     ) {
+        self.retriesTimeouts = retriesTimeouts
         self.maximumAttempts = max(1, maximumAttempts)
         self.retryableMethods = retryableMethods
         self.retryableStatuses = retryableStatuses
@@ -72,7 +82,8 @@ public struct RetryPolicy: Sendable {
     /// The wait before the next attempt, or `nil` when the outcome should not be retried.
     ///
     /// A connection that was never established (cannot connect, host not found) is retried for any method; a
-    /// timeout or a connection lost mid-request only for retryable methods; a status only when it is in
+    /// connection lost mid-request only for retryable methods; a timeout only when ``retriesTimeouts`` is set, and
+    /// then only for retryable methods; a status only when it is in
     /// ``retryableStatuses`` and the method is retryable. `Retry-After` (seconds or HTTP-date) sets the wait when
     /// valid, clamped to ``maximumRetryAfter``; otherwise ``backoff`` does.
     /// - Parameters:
@@ -100,6 +111,7 @@ public struct RetryPolicy: Sendable {
             return min(wait, maximumRetryAfter)
         case .failure(.transportFailed(let error, _)):
             if Self.neverConnected.contains(error.code) { return backoffDelay }
+            if error.code == .timedOut, !retriesTimeouts { return nil }
             if Self.failedMidRequest.contains(error.code), allowsRetry(of: method, headers: headers) {
                 return backoffDelay
             }

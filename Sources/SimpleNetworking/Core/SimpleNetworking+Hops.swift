@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The hops of one attempt: the request, then each redirect the client follows by its own rules.
+///
+/// Every hop passes through two places, and per-hop features belong there: ``finalizeHop(_:requestID:)``, the last
+/// look at a hop's outgoing request, and ``receiveHop(_:for:options:requestID:)``, the first look at its response.
+/// The "How a request runs" article in the documentation shows where they sit in an execution.
+extension SimpleNetworking {
+    /// Sends one attempt through the transport and returns its final response, following redirects by the policy.
+    ///
+    /// Each hop goes through the transport with what is left of the attempt's timeout, and the body-size limit
+    /// applies to every hop. Every step is reported to the event handler, with URLs redacted.
+    func perform(_ request: URLRequest, for parts: SimpleRequest.Parts) async throws(SimpleNetworkingError)
+        -> SimpleResponse
+    {
+        let options = transportOptions(for: parts)
+        let requestID = parts.safety.requestID
+        let deadline = Date().addingTimeInterval(options.timeout)
+        let policy = parts.safety.redirectPolicy ?? configuration.redirectPolicy
+        var chain = RedirectChain(original: request, policy: policy, sensitiveData: sensitiveData)
+        var current = request
+        while true {
+            let response: SimpleResponse
+            do throws(SimpleNetworkingError) {
+                var hopOptions = options
+                hopOptions.timeout = deadline.timeIntervalSinceNow
+                guard hopOptions.timeout > 0 else { throw .transportFailed(URLError(.timedOut)) }
+                current = finalizeHop(current, requestID: requestID)
+                response = try await transport.send(current, options: hopOptions)
+                try receiveHop(response, for: current, options: options, requestID: requestID)
+            } catch {
+                emit(.failed(error), for: current, requestID: requestID)
+                throw error
+            }
+            switch try nextHop(after: response, to: current, in: &chain, requestID: requestID) {
+            case .deliver:
+                return response
+            case .follow(let next, _):
+                current = next
+            }
+        }
+    }
+
+    /// The last step before a hop's request goes on the wire.
+    func finalizeHop(_ request: URLRequest, requestID: UUID) -> URLRequest {
+        emit(.willSend, for: request, requestID: requestID)
+        return request
+    }
+
+    /// The first look at a hop's response, before redirect rules and handlers see it.
+    /// - Throws: ``SimpleNetworkingError/responseTooLarge(limit:)`` when the transport returned more than the limit.
+    func receiveHop(_ response: SimpleResponse, for request: URLRequest, options: TransportOptions, requestID: UUID)
+        throws(SimpleNetworkingError)
+    {
+        guard response.body.count <= options.maximumResponseBodySize else {
+            throw .responseTooLarge(limit: options.maximumResponseBodySize)
+        }
+        emit(.didReceiveResponse(statusCode: response.statusCode), for: request, requestID: requestID)
+    }
+
+    /// Applies the redirect rules to a hop's response, reporting what they decided.
+    private func nextHop(
+        after response: SimpleResponse, to request: URLRequest, in chain: inout RedirectChain, requestID: UUID
+    ) throws(SimpleNetworkingError) -> RedirectChain.Step {
+        let step: RedirectChain.Step
+        do throws(SimpleNetworkingError) {
+            step = try chain.step(after: response, to: request)
+        } catch {
+            switch error {
+            case .redirectRefused(let reason):
+                emit(
+                    .redirectRefused(statusCode: response.statusCode, reason: reason), for: request,
+                    requestID: requestID)
+            case .tooManyRedirects:
+                emit(
+                    .redirectRefused(statusCode: response.statusCode, reason: "the redirect limit was reached"),
+                    for: request, requestID: requestID)
+            default:
+                break
+            }
+            emit(.failed(error), for: request, requestID: requestID)
+            throw error
+        }
+        if case .follow(_, let hop) = step {
+            emit(
+                .redirectFollowed(
+                    from: sensitiveData.redact(hop.from), to: sensitiveData.redact(hop.to), statusCode: hop.statusCode),
+                for: request, requestID: requestID)
+        }
+        return step
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The handlers of one attempt's outcome, run as one job on the client's handler queue, and the decision they lead
+/// to: finish, or retry (now, or after a wait).
+extension SimpleRequest {
+    /// What the execution loop does after the handlers of one attempt.
+    enum Decision: Sendable {
+        /// The execution ends with this outcome; error handlers have already seen a failure.
+        case finish(Outcome)
+        /// Another attempt follows, after the retry's wait if it has one.
+        case retry(Retry)
+    }
+
+    /// What the handlers need to know about the execution so far.
+    struct HandlingContext: Sendable {
+        var record: ExecutionRecord
+        /// The request of the attempt, for the event that announces a policy retry.
+        var request: URLRequest?
+    }
+
+    /// What the handlers of one attempt read from the request, copied out of the lock.
+    private struct Handlers {
+        var status: HTTPStatusHandlers
+        var error: [ErrorHandler]
+        var success: [SuccessHandler]
+        var method: HTTPMethod
+        var headers: HTTPHeaders
+        var retryPolicy: RetryPolicy?
+        var requestID: UUID
+        /// The execution was cancelled before its handlers ran.
+        var cancelled: Bool
+    }
+
+    /// Runs the handlers for `outcome` on the handler queue and returns the decision they lead to; a retry they ask
+    /// for is taken by ``settle(_:execution:record:)``.
+    func runHandlers(for outcome: Outcome, on client: SimpleNetworking, context: HandlingContext) async -> Decision {
+        await client.configuration.handlerQueue.run {
+            let handlers = self.state.withLock { state in
+                state.live?.isHandling = true
+                state.live?.requestedRetry = nil
+                return Handlers(
+                    status: state.statusHandlers, error: state.errorHandlers, success: state.successHandlers,
+                    method: state.method, headers: state.headers, retryPolicy: state.retryPolicy,
+                    requestID: state.safety.requestID, cancelled: state.live?.task.isCancelled ?? false)
+            }
+            return self.handle(outcome, with: handlers, on: client, context: context)
+        }
+    }
+
+    /// Status handlers first, in order, until one returns `false`; then the deadline; then the retry policy; then
+    /// success or error handlers.
+    private func handle(
+        _ result: Outcome, with handlers: Handlers, on client: SimpleNetworking, context: HandlingContext
+    ) -> Decision {
+        let history = context.record.history
+        var outcome =
+            handlers.cancelled
+            ? .failure(.cancelled)
+            : result.map { response in
+                var response = response
+                response.attempts = history
+                return response
+            }
+        outcome = outcome.mapError { $0.withAttempts(history) }
+        if case .success(let response) = outcome {
+            for handler in handlers.status[response.statusCode] ?? [] where !handler(self, response) {
+                return .finish(.failure(.stoppedByHandler(response)))
+            }
+        }
+        if let remaining = remaining(on: client, record: context.record), remaining <= 0 {
+            outcome = .failure(.deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: history))
+        } else if case .success(let response) = outcome, response.isSuccess {
+            for handler in handlers.success { handler(response) }
+            return .finish(outcome)
+        } else if let retry = policyRetry(after: outcome, with: handlers, on: client, context: context) {
+            return .retry(retry)
+        }
+        let error: SimpleNetworkingError
+        switch outcome {
+        case .success(let response): error = .unacceptableStatus(response)
+        case .failure(let failure): error = failure
+        }
+        for handler in handlers.error { handler(error, error.response) }
+        return .finish(.failure(error))
+    }
+
+    /// Asks the retry policy, the deadline and the retry budget, in that order; the budget token is taken last, so
+    /// nothing after it can refuse the retry.
+    private func policyRetry(
+        after outcome: Outcome, with handlers: Handlers, on client: SimpleNetworking, context: HandlingContext
+    ) -> Retry? {
+        let configuration = client.configuration
+        let policy = handlers.retryPolicy ?? configuration.retryPolicy
+        let now = configuration.clock.now()
+        let record = context.record
+        guard !handlers.cancelled, state.withLock({ $0.live?.requestedRetry == nil }),
+            let delay = policy.retryDelay(
+                afterAttempt: record.attempts, method: handlers.method, headers: handlers.headers,
+                outcome: outcome, now: now, random: configuration.random.next())
+        else { return nil }
+        if let remaining = remaining(on: client, record: record), delay >= remaining { return nil }
+        guard client.retryBudget.takeToken(now: now) else { return nil }
+        if let request = context.request {
+            client.emit(
+                .retryScheduled(attempt: record.attempts + 1, delay: delay), for: request,
+                requestID: handlers.requestID)
+        }
+        return Retry(countsAgainstLimit: false, delay: delay, tookBudgetToken: true)
+    }
+}
