@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Redirects are followed here rather than by URLSession, because FoundationNetworking on Linux forwards
 /// `Authorization` and `Cookie` to other origins, does not refuse https to http, sends an empty body after a 307 or
-/// 308, and has a fixed limit of 20 with no loop detection (../shared/notes/linux-urlsession.md L1, L3, L4).
+/// 308, and has a fixed limit of 20 with no loop detection (see "URLSession on Linux" in the documentation).
 struct RedirectChain {
     /// What to do with a response.
     enum Step {

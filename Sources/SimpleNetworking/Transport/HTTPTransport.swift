@@ -19,7 +19,7 @@ public protocol HTTPTransport: Sendable {
     ///   - request: The request, already validated, with every header merged in.
     ///   - options: Limits for this attempt.
     /// - Returns: The response, whatever its status.
-    /// - Throws: ``SimpleNetworkingError/transportFailed(_:)`` when no complete response arrived,
+    /// - Throws: ``SimpleNetworkingError/transportFailed(_:attempts:)`` when no complete response arrived,
     ///   ``SimpleNetworkingError/responseTooLarge(limit:)``, or ``SimpleNetworkingError/cancelled``.
     func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse
 

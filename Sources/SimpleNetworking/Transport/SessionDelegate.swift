@@ -114,7 +114,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         guard let pending = pending(for: dataTask) else { return completionHandler(.cancel) }
         pending.response = response as? HTTPURLResponse
         if let response = pending.response, Self.declaredLength(of: response, for: dataTask) > pending.maximumBodySize {
-            // Linux ignores `.cancel` here and downloads the body anyway (L7), so the task is cancelled directly.
+            // Linux ignores `.cancel` here and downloads the body anyway, so the task is cancelled directly (see
+            // "URLSession on Linux" in the documentation).
             fail(dataTask, with: .responseTooLarge(limit: pending.maximumBodySize))
             return completionHandler(.cancel)
         }
@@ -124,7 +125,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let pending = pending(for: dataTask) else { return }
         // Counted on decoded bytes: both platforms decompress before this call (on Linux every encoding libcurl
-        // knows, with no limit of its own: L8), so a compression bomb stops within one chunk of the limit.
+        // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so a compression bomb
+        // stops within one chunk of the limit.
         guard data.count <= pending.maximumBodySize - pending.body.count else {
             return fail(dataTask, with: .responseTooLarge(limit: pending.maximumBodySize))
         }
@@ -136,7 +138,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
         // Never follow here: the 3xx comes back as the response and the client follows it by its own rules, the same
-        // on every platform (on Linux URLSession would forward credentials and drop 307 bodies: L1, L3).
+        // on every platform. On Linux URLSession would forward credentials and drop 307 bodies: see
+        // "URLSession on Linux" in the documentation.
         completionHandler(nil)
     }
 
@@ -159,12 +162,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         // Never answer challenges with a credential: a 401 must reach the library's handlers, and on Linux answering a
-        // Digest or unknown scheme with a credential reaches a fatalError in FoundationNetworking (L12).
+        // Digest or unknown scheme with a credential reaches a fatalError in FoundationNetworking: see
+        // "URLSession on Linux" in the documentation.
         #if canImport(FoundationNetworking)
             // On Linux only HTTP challenges (Basic, Digest) get here, after the whole 401 has arrived. Default handling
             // leaves the task hanging forever and `.useCredential` with no credential traps, so the protection space
             // is rejected, which cancels the task; its completion then delivers the 401 as the response.
-            // (Server-trust challenges do not exist there: L11.)
+            // (Server-trust challenges do not exist there.)
             guard let pending = pending(for: task),
                 let response = challenge.failureResponse as? HTTPURLResponse
             else { return completionHandler(.performDefaultHandling, nil) }
