@@ -88,7 +88,7 @@ extension SimpleRequest {
                 retry = nil
                 client = next.client ?? client
                 waited = next.delay
-                var failure = countRetry(next, on: client, record: &record)
+                var failure = Task.isCancelled ? .cancelled : countRetry(next, on: client, record: &record)
                 if failure == nil { failure = await wait(for: next, on: client, record: record) }
                 if let failure {
                     return await finish(

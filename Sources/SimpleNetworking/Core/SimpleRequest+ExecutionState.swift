@@ -139,30 +139,36 @@ extension SimpleRequest {
     /// Ends execution `id`, if it is still the live one: publishes its record and stops accepting handler retries,
     /// so a ``retry()`` from now on starts the next execution.
     func end(_ id: Int, record: ExecutionRecord) {
-        state.withLock { state in
-            guard let live = state.live, live.id == id else { return }
-            switch live.goAhead {
-            case .expected, .awaited: state.unansweredGoAhead = true
-            case .idle, .given: break
-            }
-            state.record = record
-            state.live = nil
-        }
+        state.withLock { $0.end(id, record: record) }
     }
 
-    /// After the handlers: a retry one of them asked for wins over their decision to finish; a decision to finish
-    /// ends the execution in the same step, so a retry asked for from another thread is either taken here or starts
-    /// the next execution, never lost.
+    /// After the handlers: a retry one of them asked for wins over their decision to finish (a cancelled one is
+    /// then reported by the loop); a decision to finish ends the execution under the same lock, so a retry asked
+    /// for from another thread is either taken here or starts the next execution, never lost.
     func settle(_ decision: Decision, execution id: Int, record: ExecutionRecord) -> Decision {
-        let requested = state.withLock { state -> Retry? in
-            guard state.live?.id == id else { return nil }
+        state.withLock { state in
+            guard let live = state.live, live.id == id else { return decision }
             state.live?.isHandling = false
-            defer { state.live?.requestedRetry = nil }
-            return state.live?.requestedRetry
+            if let requested = live.requestedRetry {
+                state.live?.requestedRetry = nil
+                return .retry(requested)
+            }
+            if case .finish = decision { state.end(id, record: record) }
+            return decision
         }
-        if let requested, state.withLock({ $0.live?.task.isCancelled }) == false { return .retry(requested) }
-        if case .finish = decision { end(id, record: record) }
-        return decision
+    }
+}
+
+extension SimpleRequest.State {
+    /// See ``SimpleRequest/end(_:record:)``.
+    mutating func end(_ id: Int, record: SimpleRequest.ExecutionRecord) {
+        guard let live, live.id == id else { return }
+        switch live.goAhead {
+        case .expected, .awaited: unansweredGoAhead = true
+        case .idle, .given: break
+        }
+        self.record = record
+        self.live = nil
     }
 }
 
