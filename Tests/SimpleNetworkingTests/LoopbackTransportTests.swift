@@ -196,7 +196,7 @@ struct LoopbackTransportTests {
         }
         let api = makeLoopbackClient(baseURL)
         let log = EventLog()
-        let codes = LoopbackBox<[URLError.Code]>([])
+        let codes = Locked<[URLError.Code]>([])
 
         await api.get("/fails")
             .on(success: { _ in log.append("success") })
@@ -208,8 +208,8 @@ struct LoopbackTransportTests {
             .executeAndWait(on: api)
 
         #expect(log.all == ["transportFailed", "completion"])
-        #expect(codes.value.count == 1)
-        if let expectedCode = failure.expectedCode { #expect(codes.value == [expectedCode]) }
+        #expect(codes.current.count == 1)
+        if let expectedCode = failure.expectedCode { #expect(codes.current == [expectedCode]) }
         api.close()
     }
 
@@ -451,21 +451,4 @@ extension MockResponse {
         copy.faults = faults
         return copy
     }
-}
-
-/// A value shared with handlers, guarded by a lock.
-private final class LoopbackBox<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `storage` is only touched under `lock`.
-    private let lock = NSLock()
-    private var storage: Value
-
-    init(_ value: Value) { storage = value }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&storage)
-    }
-
-    var value: Value { withLock { $0 } }
 }

@@ -11,22 +11,14 @@ import Testing
 private let marker = "S3CR3T"
 
 /// A thread-safe list of events.
-private final class EventRecorder: @unchecked Sendable {
-    // @unchecked Sendable: `events` is only touched under `lock`.
-    private let lock = NSLock()
-    private var events: [NetworkEvent] = []
+private final class EventRecorder: Sendable {
+    private let events = Locked<[NetworkEvent]>([])
 
     func record(_ event: NetworkEvent) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
+        events.withLock { $0.append(event) }
     }
 
-    var all: [NetworkEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
+    var all: [NetworkEvent] { events.current }
 }
 
 @Suite("Events and cURL descriptions never hold a secret")
