@@ -138,10 +138,11 @@ struct SizeLimitTests {
         let server = try MockServer()
         defer { server.shutdown() }
         let bomb = GzipBomb.data
-        // About 5 s to send the whole bomb; 1 MiB decoded is within the first two writes (alone: ~0.03 s).
+        // About 11 s to send the whole bomb, far beyond the bound below even when scaled; 1 MiB decoded is within
+        // the first two writes (alone: ~0.1 s).
         server.route { _ in
             MockResponse(
-                headers: [("Content-Encoding", "gzip")], body: bomb, faults: [.drip(bytes: 4_096, interval: 0.05)])
+                headers: [("Content-Encoding", "gzip")], body: bomb, faults: [.drip(bytes: 4_096, interval: 0.1)])
         }
         let events = EventLog()
         let api = makeLoopbackClient(server) {
@@ -212,12 +213,13 @@ struct TimeoutTests {
     @Test(
         "A 0.5 s timeout stops a slow response in about 0.5 s",
         arguments: [
-            [MockFault.delayHeaders(2)], [.delayBody(2)], [.drip(bytes: 1, interval: 0.1)],
+            [MockFault.delayHeaders(12)], [.delayBody(12)], [.drip(bytes: 1, interval: 0.1)],
         ])
     func tooSlow(faults: [MockFault]) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: 20), faults: faults) }
+        // Each fault keeps the response from completing for 12 s (the drip: 120 bytes, one per 0.1 s).
+        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: 120), faults: faults) }
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
@@ -227,8 +229,8 @@ struct TimeoutTests {
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
         // Alone this takes 0.50-0.51 s; the upper bound leaves room for a loaded 2-core machine, and is still before the
-        // server would have finished (2 s).
-        #expect(elapsed > 0.45 && elapsed < 1.9 * timeScale, "took \(elapsed) s")
+        // server would have finished (12 s), even at a time scale of 3.
+        #expect(elapsed > 0.45 && elapsed < 3 * timeScale, "took \(elapsed) s")
     }
 
     @Test("The attempt's timeout covers every redirect hop")
