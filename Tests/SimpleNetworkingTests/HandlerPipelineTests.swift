@@ -122,10 +122,13 @@ struct HandlerPipelineTests {
         let (api, transport) = makeMockClient()
         let log = EventLog()
         let request = api.get("/a").on(completion: { log.append("completion") })
-        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await settle())
         #expect(transport.requestCount == 0)
         #expect(log.all.isEmpty)
-        _ = request
+        // Once executed it is sent and completes, so the checks above would have seen an early start.
+        await request.executeAndWait(on: api)
+        #expect(transport.requestCount == 1)
+        #expect(log.all == ["completion"])
     }
 
     @Test("A transport failure reaches the error handlers with no response")
@@ -167,7 +170,7 @@ struct CompletionTests {
             .on(httpStatus: 401, { _, _ in false })
             .on(completion: { completions.increment() })
             .executeAndWait(on: api)
-        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await settle())
         #expect(completions.value == 1)
     }
 
@@ -187,7 +190,7 @@ struct CompletionTests {
             .on(success: { _ in log.append("success") })
             .on(completion: { log.append("completion") })
             .executeAndWait(on: api)
-        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await settle())
         #expect(log.all == ["success", "completion"])
         #expect(transport.requestCount == 2)
     }
@@ -205,8 +208,9 @@ struct CompletionTests {
         #expect(await eventually { transport.requestCount == 1 })
         request.cancel()
         #expect(await eventually { log.all.count == 2 })
-        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await settle())
         #expect(log.all == ["cancelled", "completion"])
+        #expect(transport.requestCount == 1)
     }
 }
 

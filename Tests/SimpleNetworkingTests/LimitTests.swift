@@ -138,10 +138,11 @@ struct SizeLimitTests {
         let server = try MockServer()
         defer { server.shutdown() }
         let bomb = GzipBomb.data
-        // About 5 s to send the whole bomb; 1 MiB decoded is within the first two writes (alone: ~0.03 s).
+        // About 11 s to send the whole bomb, far beyond the bound below even when scaled; 1 MiB decoded is within
+        // the first two writes (alone: ~0.1 s).
         server.route { _ in
             MockResponse(
-                headers: [("Content-Encoding", "gzip")], body: bomb, faults: [.drip(bytes: 4_096, interval: 0.05)])
+                headers: [("Content-Encoding", "gzip")], body: bomb, faults: [.drip(bytes: 4_096, interval: 0.1)])
         }
         let events = EventLog()
         let api = makeLoopbackClient(server) {
@@ -212,12 +213,13 @@ struct TimeoutTests {
     @Test(
         "A 0.5 s timeout stops a slow response in about 0.5 s",
         arguments: [
-            [MockFault.delayHeaders(2)], [.delayBody(2)], [.drip(bytes: 1, interval: 0.1)],
+            [MockFault.delayHeaders(12)], [.delayBody(12)], [.drip(bytes: 1, interval: 0.1)],
         ])
     func tooSlow(faults: [MockFault]) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: 20), faults: faults) }
+        // Each fault keeps the response from completing for 12 s (the drip: 120 bytes, one per 0.1 s).
+        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: 120), faults: faults) }
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
@@ -227,29 +229,30 @@ struct TimeoutTests {
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
         // Alone this takes 0.50-0.51 s; the upper bound leaves room for a loaded 2-core machine, and is still before the
-        // server would have finished (2 s).
-        #expect(elapsed > 0.45 && elapsed < 1.9 * timeScale, "took \(elapsed) s")
+        // server would have finished (12 s), even at a time scale of 3.
+        #expect(elapsed > 0.45 && elapsed < 3 * timeScale, "took \(elapsed) s")
     }
 
     @Test("The attempt's timeout covers every redirect hop")
     func acrossRedirects() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // Each hop alone fits in the 2 s timeout, with room for a loaded machine; both together do not.
+        // Each hop alone fits in the 3 s timeout, the first with 1.5 s to spare for a loaded machine; both together
+        // take a second longer than it, room for a timeout that fires late.
         server.route { request in
             request.path == "/start"
-                ? MockResponse(status: 302, headers: [("Location", "/next")], faults: [.delayHeaders(1.2)])
-                : MockResponse(body: Data("done".utf8), faults: [.delayHeaders(1.2)])
+                ? MockResponse(status: 302, headers: [("Location", "/next")], faults: [.delayHeaders(1.5)])
+                : MockResponse(body: Data("done".utf8), faults: [.delayHeaders(2.5)])
         }
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
         let start = Date()
-        let error = await failure(of: api.get("/start").timeout(2))
+        let error = await failure(of: api.get("/start").timeout(3))
         let elapsed = Date().timeIntervalSince(start)
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
-        #expect(elapsed > 1.95 && elapsed < 3.5 * timeScale, "took \(elapsed) s")
+        #expect(elapsed > 2.95 && elapsed < 5 * timeScale, "took \(elapsed) s")
         #expect(server.requestCount == 2)
     }
 }

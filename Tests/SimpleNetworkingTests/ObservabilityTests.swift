@@ -11,22 +11,14 @@ import Testing
 private let marker = "S3CR3T"
 
 /// A thread-safe list of events.
-private final class EventRecorder: @unchecked Sendable {
-    // @unchecked Sendable: `events` is only touched under `lock`.
-    private let lock = NSLock()
-    private var events: [NetworkEvent] = []
+private final class EventRecorder: Sendable {
+    private let events = Locked<[NetworkEvent]>([])
 
     func record(_ event: NetworkEvent) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
+        events.withLock { $0.append(event) }
     }
 
-    var all: [NetworkEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
+    var all: [NetworkEvent] { events.current }
 }
 
 @Suite("Events and cURL descriptions never hold a secret")
@@ -126,14 +118,135 @@ struct ObservabilityTests {
         #expect(!text.contains(marker))
     }
 
-    @Test(
-        "Error descriptions name no secret",
-        arguments: [
-            SimpleNetworkingError.responseTooLarge(limit: 10), .tooManyRedirects(limit: 3),
-            .redirectRefused(reason: "a redirect from https to http is refused"),
-        ])
-    func errorDescriptions(error: SimpleNetworkingError) {
-        #expect(!error.description.isEmpty)
-        #expect(error.response == nil)
+    @Test("Error descriptions name no secret", arguments: SecretScenario.allCases)
+    func errorDescriptions(scenario: SecretScenario) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { scenario.reply(to: $0, server: server) }
+        // A password in the base URL's userinfo, secret header values and a sensitive query value, on every request.
+        let base = try #require(URL(string: "http://ada:\(marker)-password@127.0.0.1:\(server.port)"))
+        if scenario == .connectionRefused { server.shutdown() }
+        var configuration = SimpleNetworking.Configuration()
+        configuration.retryPolicy = .never
+        configuration.defaultHeaders = ["X-Api-Key": "\(marker)-api-key"]
+        let api: SimpleNetworking =
+            scenario == .authenticationFailed
+            ? MyAPI(baseURL: base, configuration: configuration)
+            : SimpleNetworking(baseURL: base, configuration: configuration)
+        defer { api.close() }
+        let request = scenario.configure(
+            api.get(scenario.path).query("access_token", "\(marker)-access-token").query("page", "2")
+                .header("Authorization", "Bearer \(marker)-bearer").header("Cookie", "session=\(marker)-cookie"))
+
+        let error = try #require(await scenario.run(request), "\(scenario) succeeded")
+
+        #expect(error.caseName == scenario.expectedCase, "\(error)")
+        if scenario.reachesServer {
+            // The secrets really were on the request.
+            #expect(server.requests.first?.header("Authorization") == "Bearer \(marker)-bearer")
+            let query = server.requests.first?.query ?? ""
+            #expect(query.contains("\(marker)-access-token"), "\(query)")
+        }
+        let renderings = [
+            ("String(describing:)", String(describing: error)), ("String(reflecting:)", String(reflecting: error)),
+            ("localizedDescription", error.localizedDescription),
+        ]
+        for (name, text) in renderings {
+            #expect(!text.isEmpty)
+            #expect(!text.contains(marker), "\(name) of \(scenario): \(text)")
+        }
+    }
+}
+
+/// A way for a request carrying secrets to fail, for ``ObservabilityTests/errorDescriptions(scenario:)``.
+enum SecretScenario: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case unacceptableStatus, stoppedByHandler, retryLimitExceeded, decodingFailed, responseTooLarge, redirectRefused
+    case tooManyRedirects, connectionRefused, timeout, deadlineExceeded, invalidRequest, invalidURL
+    case authenticationFailed
+
+    var testDescription: String { rawValue }
+
+    /// The case of ``SimpleNetworkingError`` the request fails with.
+    var expectedCase: String {
+        switch self {
+        case .connectionRefused, .timeout: "transportFailed"
+        default: rawValue
+        }
+    }
+
+    /// Whether the request is sent at all.
+    var reachesServer: Bool { ![.connectionRefused, .invalidRequest, .invalidURL].contains(self) }
+
+    var path: String {
+        switch self {
+        // A path that names another origin, with a secret in its query.
+        case .invalidURL: "//evil.example/steal?access_token=\(marker)-path-token"
+        default: "/\(rawValue)"
+        }
+    }
+
+    func configure(_ request: SimpleRequest) -> SimpleRequest {
+        switch self {
+        case .stoppedByHandler: request.on(httpStatus: 403) { _, _ in false }
+        case .retryLimitExceeded:
+            request.retryLimit(1).on(httpStatus: 503) { request, _ in
+                request.retry()
+                return false
+            }
+        case .responseTooLarge: request.maximumResponseBodySize(16)
+        case .redirectRefused: request.redirects(.sameOrigin)
+        case .tooManyRedirects: request.redirects(.follow(limit: 1))
+        case .timeout: request.timeout(0.2)
+        case .deadlineExceeded: request.deadline(0.2)
+        case .invalidRequest: request.header("X-Api-Key", "\(marker)-api-key\r\nX-Injected: 1")
+        case .decodingFailed, .unacceptableStatus, .connectionRefused, .invalidURL, .authenticationFailed: request
+        }
+    }
+
+    /// The server's answer: secrets echoed in headers, bodies and redirect targets wherever the scenario allows.
+    func reply(to request: RecordedRequest, server: MockServer) -> MockResponse {
+        let echoed: [(name: String, value: String)] = [
+            ("WWW-Authenticate", #"Bearer realm="\#(marker)-realm""#), ("Set-Cookie", "session=\(marker)-set-cookie"),
+        ]
+        let body = Data(#"{"id": "\#(marker)-body", "token": "\#(marker)-token"}"#.utf8)
+        let elsewhere = "http://ada:\(marker)-password@localhost:\(server.port)"
+        switch self {
+        case .unacceptableStatus: return MockResponse(status: 401, headers: echoed, body: body)
+        case .stoppedByHandler: return MockResponse(status: 403, headers: echoed, body: body)
+        case .retryLimitExceeded: return MockResponse(status: 503, headers: echoed, body: body)
+        case .decodingFailed, .responseTooLarge:
+            return MockResponse(headers: [("Content-Type", "application/json")] + echoed, body: body)
+        case .redirectRefused:
+            return .redirect(to: "\(elsewhere)/next?access_token=\(marker)-location-token")
+        case .tooManyRedirects:
+            return .redirect(to: "\(request.path)/more?access_token=\(marker)-location-token")
+        case .timeout, .deadlineExceeded: return MockResponse(faults: [.delayHeaders(30)])
+        case .authenticationFailed:
+            return MockResponse(status: request.path == "/auth" ? 500 : 401, headers: echoed, body: body)
+        case .connectionRefused, .invalidRequest, .invalidURL: return .status(200)
+        }
+    }
+
+    /// Runs `request` and returns the error it fails with, or `nil`.
+    func run(_ request: SimpleRequest) async -> SimpleNetworkingError? {
+        guard self == .decodingFailed else { return await failure(of: request) }
+        do {
+            _ = try await request.decode(Model.self)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A model the body does not fit: its `id` is a string.
+    private struct Model: Decodable {
+        var id: Int
+    }
+}
+
+extension SimpleNetworkingError {
+    /// The name of the case, read from the enum's reflection.
+    fileprivate var caseName: String {
+        Mirror(reflecting: self).children.first?.label ?? String(describing: self)
     }
 }

@@ -176,14 +176,16 @@ struct AutomaticRetryTests {
         defer { server.shutdown() }
         server.enqueue(MockResponse(status: 429, headers: [("Retry-After", "1")]))
         server.enqueue(.text("ok"))
-        let api = makeClient(for: server)
+        let virtual = VirtualClock()
+        let started = virtual.now
+        let api = makeClient(for: server) { $0.clock = virtual.clock }
         defer { api.close() }
-        let started = Date()
         let response = try await api.get("/limited").response()
-        let elapsed = Date().timeIntervalSince(started)
         #expect(response.statusCode == 200)
-        #expect(elapsed >= 0.95)
-        #expect(response.attempts.last?.delay == 1)
+        #expect(virtual.sleeps == [1])
+        #expect(virtual.now.timeIntervalSince(started) == 1)
+        #expect(response.attempts.map(\.delay) == [0, 1])
+        #expect(server.requestCount == 2)
     }
 
     @Test("Retry-After as an HTTP-date waits until that date")
@@ -278,24 +280,34 @@ struct AutomaticRetryTests {
     func deadlineAcrossRetries() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // The first attempt fails fast and is retried; the retry hangs, so the deadline must cut it off. Three
-        // seconds leave room for the first exchange even when the parallel suite saturates both cores.
+        // The first attempt fails fast and is retried after a 0.2 s backoff on the virtual clock, which leaves 0.8 s
+        // of the 1 s deadline; the retry hangs, so that remainder must cut it off on the wire. The virtual clock
+        // does not count the real time of the first exchange, however slow a loaded machine makes it.
         server.enqueue(.status(503))
-        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(10)]) }
+        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(30)]) }
+        let virtual = VirtualClock()
+        let retryScheduledAt = Locked<Date?>(nil)
         let api = makeClient(for: server) {
-            $0.deadline = 3
-            $0.retryPolicy = RetryPolicy(maximumAttempts: 10, backoff: Backoff(base: 0.01))
+            $0.clock = virtual.clock
+            $0.random = RandomSource { 0.5 }
+            $0.deadline = 1
+            $0.retryPolicy = RetryPolicy(maximumAttempts: 10, backoff: Backoff(base: 0.4, cap: 0.4))
+            $0.eventHandler = { event in
+                if case .retryScheduled = event.kind { retryScheduledAt.set(Date()) }
+            }
         }
         defer { api.close() }
-        let started = Date()
         let result = await outcome { try await api.get("/slow").response() }
-        let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 2.95 && elapsed < 4.5 * timeScale)
+        let elapsed = Date().timeIntervalSince(retryScheduledAt.current ?? .distantPast)
+        #expect(virtual.sleeps == [0.2])
+        // From the retry on: at least the 0.8 s it was given; far less than the 30 s it would hang without the
+        // deadline.
+        #expect(elapsed >= 0.75 && elapsed < 3 * timeScale, "the retry took \(elapsed) s")
         guard case .deadlineExceeded(let seconds, let attempts) = result.failureValue else {
             Issue.record("expected deadlineExceeded, got \(result)")
             return
         }
-        #expect(seconds == 3)
+        #expect(seconds == 1)
         #expect(attempts.map(\.statusCode) == [503, nil])
         #expect(server.requestCount == 2)
     }
@@ -322,18 +334,22 @@ struct AutomaticRetryTests {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in .status(503) }
+        // The real system clock: the wait is on the wall clock, and only cancellation can end it early.
+        let waits = Locked<[TimeInterval]>([])
         let api = makeClient(for: server) {
+            $0.clock = systemClock(recordingWaitsIn: waits)
             $0.random = RandomSource { 0.99 }
             $0.retryPolicy.backoff = Backoff(base: 30, cap: 30)
         }
         defer { api.close() }
         let task = Task { try await api.get("/x").response() }
-        #expect(await eventually { server.requestCount == 1 })
-        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(await eventually { !waits.current.isEmpty })
         let started = Date()
         task.cancel()
         let result = await task.result
-        #expect(Date().timeIntervalSince(started) < 1 * timeScale)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(waits.current.count == 1 && waits.current.allSatisfy { $0 > 29 }, "\(waits.current)")
+        #expect(elapsed < 1 * timeScale, "took \(elapsed) s against a 29.7 s wait")
         #expect((result.failureValue as? SimpleNetworkingError)?.isCancelled == true)
         #expect(server.requestCount == 1)
     }

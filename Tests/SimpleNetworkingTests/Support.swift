@@ -8,52 +8,54 @@ import Testing
 #endif
 
 /// A thread-safe list of what happened, in order.
-final class EventLog: @unchecked Sendable {
-    // @unchecked Sendable: `events` is only touched under `lock`.
-    private let lock = NSLock()
-    private var events: [String] = []
+final class EventLog: Sendable {
+    private let events = Locked<[String]>([])
 
     func append(_ event: String) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
+        events.withLock { $0.append(event) }
     }
 
-    var all: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
+    var all: [String] { events.current }
 
     func count(of event: String) -> Int { all.filter { $0 == event }.count }
 }
 
 /// A thread-safe counter.
-final class Counter: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count = 0
+final class Counter: Sendable {
+    private let count = Locked(0)
 
     @discardableResult
     func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        count += 1
-        return count
+        count.withLock { count in
+            count += 1
+            return count
+        }
     }
 
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
+    var value: Int { count.current }
 }
 
 extension SimpleRequest {
     /// Executes on `client` and returns when the completion handlers of this execution have run.
-    func executeAndWait(on client: SimpleNetworking) async {
+    ///
+    /// For requests that run once: a second completion is recorded as a test failure at the caller's line instead of
+    /// resuming the continuation again, which would trap and end the whole test run.
+    func executeAndWait(on client: SimpleNetworking, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let completions = Locked(0)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            on(completion: { continuation.resume() }).execute(on: client)
+            on(completion: {
+                let count = completions.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == 1 {
+                    continuation.resume()
+                } else {
+                    Issue.record(
+                        "the completion handlers ran \(count) times for one execution", sourceLocation: sourceLocation)
+                }
+            })
+            .execute(on: client)
         }
     }
 }
@@ -83,38 +85,65 @@ func makeMockClient(configure: (inout SimpleNetworking.Configuration) -> Void = 
     return (SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration), transport)
 }
 
-/// A clock whose sleeps return at once and advance its time, recording each wait.
-final class VirtualClock: @unchecked Sendable {
-    // @unchecked Sendable: `current` and `waits` are only touched under `lock`.
-    private let lock = NSLock()
-    private var current: Date
-    private var waits: [TimeInterval] = []
+/// A clock for time logic without real waits: `now` moves only when a sleep advances it, and every wait is recorded.
+final class VirtualClock: Sendable {
+    private struct State {
+        var now: Date
+        var sleeps: [TimeInterval] = []
+    }
+
+    private let state: Locked<State>
 
     init(start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        current = start
+        state = Locked(State(now: start))
     }
 
-    var sleeps: [TimeInterval] {
-        lock.lock()
-        defer { lock.unlock() }
-        return waits
-    }
+    /// The waits asked for, in order.
+    var sleeps: [TimeInterval] { state.current.sleeps }
+
+    /// The clock's current time.
+    var now: Date { state.current.now }
 
     var clock: SimpleClock {
         SimpleClock(
-            now: { [self] in
-                lock.lock()
-                defer { lock.unlock() }
-                return current
-            },
-            sleep: { [self] seconds in
-                lock.withLock {
-                    waits.append(seconds)
-                    current = current.addingTimeInterval(seconds)
+            now: { [state] in state.current.now },
+            sleep: { [state] seconds in
+                state.withLock { state in
+                    state.sleeps.append(seconds)
+                    state.now = state.now.addingTimeInterval(seconds)
                 }
                 try Task.checkCancellation()
             })
     }
+}
+
+/// `SimpleClock.system` that also records each wait as it begins, so a test can wait for that event (with
+/// ``eventually(timeout:_:)``) instead of sleeping for a while and hoping the wait has started.
+func systemClock(recordingWaitsIn waits: Locked<[TimeInterval]>) -> SimpleClock {
+    SimpleClock(
+        now: SimpleClock.system.now,
+        sleep: { seconds in
+            waits.withLock { $0.append(seconds) }
+            try await SimpleClock.system.sleep(seconds)
+        })
+}
+
+/// Returns once the work the library had already queued when it was called (a stray retry, a late handler, a second
+/// completion) has had its turn, so that a test can then check that nothing more happened, without a fixed sleep.
+///
+/// The event waited for is the completion of a few requests, one after another, on a fresh mock client: each goes
+/// through the cooperative pool and the default handler queue, which start their jobs in the order they were queued,
+/// so it comes after the jobs queued before it. Bounded by `timeout`; returns whether the requests completed.
+@discardableResult
+func settle(rounds: Int = 3, timeout: TimeInterval = 5) async -> Bool {
+    let (api, transport) = makeMockClient()
+    transport.route { _ in .status(204) }
+    for _ in 0..<rounds {
+        let done = Counter()
+        api.get("/settle").on(completion: { done.increment() }).execute(on: api)
+        guard await eventually(timeout: timeout, { done.value > 0 }) else { return false }
+    }
+    return true
 }
 
 /// A client on `server` with the given configuration changes.
