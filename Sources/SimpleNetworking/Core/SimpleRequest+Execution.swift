@@ -91,6 +91,8 @@ extension SimpleRequest {
                 var failure = Task.isCancelled ? .cancelled : countRetry(next, on: client, record: &record)
                 if failure == nil { failure = await wait(for: next, on: client, record: record) }
                 if let failure {
+                    // The budget token of a policy retry that will not be sent goes back.
+                    if next.tookBudgetToken { client.retryBudget.returnToken() }
                     return await finish(
                         with: .failure(failure), on: client, execution: id, record: record, tellErrorHandlers: true)
                 }
@@ -193,8 +195,6 @@ extension SimpleRequest {
             }
         }
         if failure == nil, Task.isCancelled { failure = .cancelled }
-        // The budget token of a policy retry that will not be sent goes back.
-        if failure != nil, retry.tookBudgetToken { client.retryBudget.returnToken() }
         return failure
     }
 
