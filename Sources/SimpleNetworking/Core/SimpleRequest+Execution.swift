@@ -94,12 +94,12 @@ extension SimpleRequest {
                     // The budget token of a policy retry that will not be sent goes back.
                     if next.tookBudgetToken { client.retryBudget.returnToken() }
                     return await finish(
-                        with: .failure(failure), on: client, execution: id, record: record, tellErrorHandlers: true)
+                        with: failure, on: client, execution: id, record: record)
                 }
             }
             if let stop = stopReason(on: client, record: record) {
                 return await finish(
-                    with: .failure(stop), on: client, execution: id, record: record, tellErrorHandlers: true)
+                    with: stop, on: client, execution: id, record: record)
             }
             // 2. execute(request:) decides whether and when the attempt goes; its super call gives the go-ahead.
             var go: Raced<SimpleNetworking?>? = (sender ?? requestGoAhead(from: client)).map { .done($0) }
@@ -112,7 +112,7 @@ extension SimpleRequest {
             guard case .done(let chosen?) = go else {
                 let failure = stopReason(on: client, record: record) ?? .cancelled
                 return await finish(
-                    with: .failure(failure), on: client, execution: id, record: record, tellErrorHandlers: true)
+                    with: failure, on: client, execution: id, record: record)
             }
             // 3. The attempt, with its redirects.
             let sent = await attempt(on: chosen, record: &record)
@@ -126,10 +126,9 @@ extension SimpleRequest {
             }
             // 4. The handlers, and what they decide.
             let context = HandlingContext(record: record, request: sent.request)
-            let decision = await runHandlers(for: sent.outcome, on: chosen, context: context)
-            switch settle(decision, execution: id, record: record) {
+            switch await runHandlers(for: sent.outcome, on: chosen, execution: id, context: context) {
             case .finish(let outcome):
-                return await finish(with: outcome, on: chosen, execution: id, record: record, tellErrorHandlers: false)
+                return outcome
             case .retry(let next):
                 retry = next
             }
@@ -231,22 +230,19 @@ extension SimpleRequest {
         return (outcome, request)
     }
 
-    /// Ends the execution: error handlers (when the handlers have not seen this failure yet), then completion
-    /// handlers, once, on the handler queue.
+    /// Ends the execution without a response for the handlers (cancelled, past the deadline, a failed wait, the
+    /// retry limit): error handlers, then completion handlers, once, on the handler queue.
     private func finish(
-        with outcome: Outcome, on client: SimpleNetworking, execution id: Int, record: ExecutionRecord,
-        tellErrorHandlers: Bool
+        with failure: SimpleNetworkingError, on client: SimpleNetworking, execution id: Int, record: ExecutionRecord
     ) async -> Outcome {
-        let outcome = outcome.mapError { $0.withAttempts(record.history) }
+        let error = failure.withAttempts(record.history)
         end(id, record: record)
         let (errorHandlers, completions) = state.withLock { ($0.errorHandlers, $0.completionHandlers) }
         await client.configuration.handlerQueue.run {
-            if tellErrorHandlers, case .failure(let error) = outcome {
-                for handler in errorHandlers { handler(error, error.response) }
-            }
+            for handler in errorHandlers { handler(error, error.response) }
             for completion in completions { completion() }
         }
-        return outcome
+        return .failure(error)
     }
 
     /// Makes `record` what ``attemptCount``, ``attempts`` and late retries see.

@@ -9,7 +9,8 @@ import Foundation
 extension SimpleRequest {
     /// What the execution loop does after the handlers of one attempt.
     enum Decision: Sendable {
-        /// The execution ends with this outcome; error handlers have already seen a failure.
+        /// The execution ends with this outcome; error handlers have already seen a failure, and once settled the
+        /// completion handlers have run.
         case finish(Outcome)
         /// Another attempt follows, after the retry's wait if it has one.
         case retry(Retry)
@@ -35,9 +36,11 @@ extension SimpleRequest {
         var cancelled: Bool
     }
 
-    /// Runs the handlers for `outcome` on the handler queue and returns the decision they lead to; a retry they ask
-    /// for is taken by ``settle(_:execution:record:)``.
-    func runHandlers(for outcome: Outcome, on client: SimpleNetworking, context: HandlingContext) async -> Decision {
+    /// Runs the handlers for `outcome` on the handler queue, settles the decision they lead to (see
+    /// ``settle(_:execution:record:)``) and, when it is to finish, runs the completion handlers in the same job.
+    func runHandlers(
+        for outcome: Outcome, on client: SimpleNetworking, execution id: Int, context: HandlingContext
+    ) async -> Decision {
         await client.configuration.handlerQueue.run {
             let handlers = self.state.withLock { state in
                 state.live?.isHandling = true
@@ -47,7 +50,13 @@ extension SimpleRequest {
                     method: state.method, headers: state.headers, retryPolicy: state.retryPolicy,
                     requestID: state.safety.requestID, cancelled: state.live?.task.isCancelled ?? false)
             }
-            return self.handle(outcome, with: handlers, on: client, context: context)
+            let decision = self.settle(
+                self.handle(outcome, with: handlers, on: client, context: context), execution: id,
+                record: context.record)
+            if case .finish = decision {
+                for completion in self.state.withLock({ $0.completionHandlers }) { completion() }
+            }
+            return decision
         }
     }
 
