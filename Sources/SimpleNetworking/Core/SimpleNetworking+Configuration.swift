@@ -52,6 +52,11 @@ extension SimpleNetworking {
         /// Query parameters (and JSON or form body fields) whose values are redacted in events and cURL descriptions,
         /// compared without regard to case. Default: ``defaultSensitiveQueryParameters``.
         public var sensitiveQueryParameters: Set<String> = Configuration.defaultSensitiveQueryParameters
+        /// Whether a `Host` header set on a request or in the default headers is sent, for a server reached by an
+        /// address other than its name. The header is dropped when a redirect goes to another origin. Default:
+        /// `false`: a `Host` header fails with ``SimpleNetworkingError/invalidRequest(reason:)``, as the other
+        /// framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`, ...) always do.
+        public var allowsHostHeader = false
         /// Receives a ``NetworkEvent`` for each step of each request, on any thread; keep it fast. Default: `nil`.
         public var eventHandler: (@Sendable (NetworkEvent) -> Void)?
 

@@ -65,7 +65,7 @@ extension SimpleNetworking {
         case nil:
             break
         }
-        try RequestValidation.validate(headers)
+        try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)
         request.allHTTPHeaderFields = headers.dictionary
         request.timeoutInterval = URLSessionTransport.sessionTimeout(for: parts.timeout ?? configuration.timeout)
         return request

@@ -80,6 +80,8 @@ struct RedirectChain {
             next.httpBody = nil
             for name in Self.bodyHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
+        // A caller's Host (Configuration.allowsHostHeader) names the server it was set for, not the next one.
+        if Origin(current) != targetOrigin { next.setValue(nil, forHTTPHeaderField: "Host") }
         hasLeftOrigin = hasLeftOrigin || leaves
         if hasLeftOrigin { next.allHTTPHeaderFields = sensitiveHeaders.removingSensitive(from: next) }
         guard visited.insert(Self.key(next)).inserted else {
