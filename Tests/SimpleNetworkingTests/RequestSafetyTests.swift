@@ -25,6 +25,27 @@ enum HeaderSource: String, Sendable, CaseIterable, CustomStringConvertible {
     var description: String { rawValue }
 }
 
+/// Where a timeout is set.
+enum TimeoutSource: String, Sendable, CaseIterable, CustomStringConvertible {
+    case request = "request.timeout(_:)"
+    case configuration = "Configuration.timeout"
+    var description: String { rawValue }
+}
+
+/// A transport that answers 200 at once and records what each request handed it.
+private final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+    // @unchecked Sendable: `sent` is only touched under `lock`.
+    private let lock = NSLock()
+    private var sent: [(request: URLRequest, options: TransportOptions)] = []
+
+    var calls: [(request: URLRequest, options: TransportOptions)] { lock.withLock { sent } }
+
+    func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
+        lock.withLock { sent.append((request, options)) }
+        return SimpleResponse(statusCode: 200, headers: [:], body: Data(), url: request.url)
+    }
+}
+
 @Suite("Requests cannot smuggle, climb out of the base path, leak user info or crash the client")
 struct RequestSafetyTests {
     // MARK: Framing headers
@@ -111,5 +132,68 @@ struct RequestSafetyTests {
         #expect(redirected.string == "other")
         #expect(home.requests.map { $0.header("Host") } == ["api.example", "api.example"])
         #expect(other.requests.first?.header("Host") == "localhost:\(other.port)")
+    }
+
+    // MARK: Timeouts
+
+    @Test(
+        "Extreme timeouts never trap: the request is sent and answered",
+        arguments: [
+            TimeInterval.infinity, .greatestFiniteMagnitude, 1e16, 1e300, .nan, 0, -1, -.infinity,
+            -.greatestFiniteMagnitude,
+        ], TimeoutSource.allCases)
+    func extremeTimeouts(seconds: TimeInterval, source: TimeoutSource) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let api = makeLoopbackClient(server) { if source == .configuration { $0.timeout = seconds } }
+        defer { api.close() }
+        let request = api.get("/t")
+        if source == .request { request.timeout(seconds) }
+
+        let response = try await request.response()
+
+        #expect(response.string == "ok")
+        #expect(server.requestCount == 1)
+    }
+
+    /// What reaches the transport and URLSession: at most `Configuration.maximumTimeout`; NaN, zero and negative
+    /// values mean the client's timeout, and an unusable client timeout means the default of 60 s.
+    @Test(
+        "Timeouts handed on are finite and bounded",
+        arguments: [
+            (TimeInterval.infinity, 60, 10_000_000), (.greatestFiniteMagnitude, 60, 10_000_000), (.nan, 60, 60),
+            (0, 60, 60), (-5, 60, 60), (2.5, 60, 2.5), (20_000_000, 60, 10_000_000), (.nan, 4, 4), (-1, 4, 4),
+            (.nan, .infinity, 10_000_000), (.nan, .nan, 60), (0, 0, 60), (-1, -.infinity, 60), (3, .nan, 3),
+        ] as [(TimeInterval, TimeInterval, TimeInterval)])
+    func timeoutsHandedOn(requested: TimeInterval, configured: TimeInterval, expected: TimeInterval) async throws {
+        let transport = RecordingTransport()
+        var configuration = SimpleNetworking.Configuration()
+        configuration.timeout = configured
+        let api = SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration)
+
+        _ = try await api.get("/t").timeout(requested).response()
+
+        let call = try #require(transport.calls.first)
+        #expect(abs(call.options.timeout - expected) < 1)
+        #expect(call.options.timeout <= SimpleNetworking.Configuration.maximumTimeout)
+        #expect(call.request.timeoutInterval.isFinite)
+        #expect(call.request.timeoutInterval <= SimpleNetworking.Configuration.maximumTimeout)
+        #expect(call.request.timeoutInterval >= expected.rounded(.down))
+    }
+
+    @Test("A NaN request timeout falls back to the client's timeout, which still fires")
+    func nanFallsBackToClientTimeout() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(body: Data("late".utf8), faults: [.delayHeaders(5)]) }
+        let api = makeLoopbackClient(server) { $0.timeout = 0.3 }
+        defer { api.close() }
+        let started = Date()
+
+        let error = await failure(of: api.get("/slow").timeout(.nan))
+
+        #expect(error?.isTimeout == true)
+        #expect(Date().timeIntervalSince(started) < 3 * timeScale)
     }
 }

@@ -67,14 +67,21 @@ extension SimpleNetworking {
         }
         try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)
         request.allHTTPHeaderFields = headers.dictionary
-        request.timeoutInterval = URLSessionTransport.sessionTimeout(for: parts.timeout ?? configuration.timeout)
+        request.timeoutInterval = URLSessionTransport.sessionTimeout(for: attemptTimeout(for: parts))
         return request
     }
 
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
         TransportOptions(
-            timeout: parts.timeout ?? configuration.timeout,
+            timeout: attemptTimeout(for: parts),
             maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize)
+    }
+
+    /// The attempt's timeout, never above `Configuration.maximumTimeout`. A value at or below zero is kept: it is
+    /// what is left of an overall deadline that has just passed, and the attempt times out at once.
+    private func attemptTimeout(for parts: SimpleRequest.Parts) -> TimeInterval {
+        guard let seconds = parts.timeout, !seconds.isNaN else { return configuration.attemptTimeout(requested: nil) }
+        return min(seconds, Configuration.maximumTimeout)
     }
 
     private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URL {

@@ -104,7 +104,8 @@ extension SimpleRequest {
     ///
     /// Sub-second values are honoured on Linux too (see the README's Linux section). Default: the client's
     /// ``SimpleNetworking/Configuration/timeout``.
-    /// - Parameter seconds: The limit in seconds; values of zero or less mean the client's default.
+    /// - Parameter seconds: The limit in seconds; values of zero or less, and NaN, mean the client's default. Values
+    ///   above ``SimpleNetworking/Configuration/maximumTimeout``, infinity included, are clamped to it.
     /// - Returns: This request.
     @discardableResult
     public func timeout(_ seconds: TimeInterval) -> Self {
