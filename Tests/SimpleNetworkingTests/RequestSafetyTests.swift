@@ -134,6 +134,30 @@ struct RequestSafetyTests {
         #expect(other.requests.first?.header("Host") == "localhost:\(other.port)")
     }
 
+    // MARK: Bodies on GET and HEAD
+
+    @Test("A body on GET or HEAD is refused up front", arguments: [HTTPMethod.get, .head], [false, true])
+    func bodyOnGetOrHead(method: HTTPMethod, json: Bool) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let request = api.request(method, "/with-body")
+        if json { request.body(json: ["a": 1]) } else { request.body("text") }
+
+        let error = await failure(of: request)
+        let empty = await failure(of: api.request(method, "/empty-body").body(Data()))
+
+        guard case .invalidRequest(let reason) = error else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains(method.rawValue) && reason.contains("body"))
+        #expect(empty == nil)
+        #expect(server.requests.map(\.path) == ["/empty-body"])
+    }
+
     // MARK: Timeouts
 
     @Test(

@@ -51,6 +51,11 @@ extension SimpleNetworking {
         var headers = Origin(url) == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
         var request = URLRequest(url: url)
         request.httpMethod = parts.method.rawValue
+        if parts.method == .get || parts.method == .head, let body = parts.body, !body.isEmpty {
+            throw .invalidRequest(
+                reason: "a \(parts.method.rawValue) request cannot carry a body: URLSession on Linux does not send "
+                    + "it; put the data in the query, or use POST")
+        }
         switch parts.body {
         case .data(let data, let contentType):
             request.httpBody = data

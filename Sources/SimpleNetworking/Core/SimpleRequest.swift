@@ -123,6 +123,9 @@ extension SimpleRequest {
     }
 
     /// Sets a raw body.
+    ///
+    /// A GET or HEAD request with a non-empty body fails with ``SimpleNetworkingError/invalidRequest(reason:)``
+    /// and nothing is sent: URLSession on Linux cannot send it.
     /// - Parameters:
     ///   - data: The bytes to send.
     ///   - contentType: The `Content-Type`, unless the request already sets one; `nil` sends none.
@@ -133,6 +136,9 @@ extension SimpleRequest {
     }
 
     /// Sets a text body, encoded as UTF-8.
+    ///
+    /// A GET or HEAD request with a non-empty body fails with ``SimpleNetworkingError/invalidRequest(reason:)``
+    /// and nothing is sent: URLSession on Linux cannot send it.
     /// - Parameters:
     ///   - text: The text to send.
     ///   - contentType: The `Content-Type`, unless the request already sets one.
@@ -146,6 +152,7 @@ extension SimpleRequest {
     ///
     /// Sets `Content-Type: application/json` unless the request already sets one. An encoding failure reaches
     /// the error handlers as `invalidRequest` and nothing is sent.
+    /// A GET or HEAD request cannot carry one: it fails with `invalidRequest` too.
     /// - Parameter value: The value to encode.
     /// - Returns: This request.
     @discardableResult
@@ -173,6 +180,12 @@ extension SimpleRequest {
     enum Body: Sendable {
         case data(Data, MediaType?)
         case json(any Encodable & Sendable)
+
+        /// Whether there are no bytes to send; a JSON body always has some.
+        var isEmpty: Bool {
+            if case .data(let data, _) = self { return data.isEmpty }
+            return false
+        }
     }
 
     /// Everything mutable about a request.
