@@ -134,6 +134,47 @@ struct RequestSafetyTests {
         #expect(other.requests.first?.header("Host") == "localhost:\(other.port)")
     }
 
+    // MARK: Dot segments
+
+    /// What a path sent under the base path `/v1` becomes on the wire; `nil` means refused with `invalidURL`.
+    /// Literal dot segments are resolved as RFC 3986 section 5.2.4 does; encoded or disguised ones (`%2e`, a `\`,
+    /// `%2F` or `%5C` as separator, `..;`) are refused, as is anything that climbs above the base path.
+    @Test(
+        "Dot segments never take a path above the base path",
+        arguments: [
+            ("/../admin", nil), ("../admin", nil), ("..", nil), ("/..", nil), ("/./../admin", nil),
+            ("/a/../../admin", nil), ("/a/b/../../../admin", nil), ("/%2e%2e/admin", nil), ("/%2E%2E/admin", nil),
+            ("/.%2e/admin", nil), ("/%2e./admin", nil), ("/.%2E/admin", nil), ("/%2E./admin", nil),
+            ("/a/%2e%2e/b", nil), ("/a/%2e/b", nil), ("/..%2Fadmin", nil), ("/..%2fadmin", nil),
+            ("/%2e%2e%2fadmin", nil), ("/..\\admin", nil), ("/a\\..\\..\\admin", nil), ("\\..\\admin", nil),
+            ("/..%5Cadmin", nil), ("/..%5cadmin", nil), ("/..;/admin", nil), ("/..;x=1/admin", nil),
+            ("/a/../b", "/v1/b"), ("/a/./b", "/v1/a/b"), ("/./b", "/v1/b"), ("/a/..", "/v1/"), ("/a/.", "/v1/a/"),
+            ("/a/b/../../c", "/v1/c"), ("/a//../b", "/v1/a/b"), ("/.well-known/x", "/v1/.well-known/x"),
+            ("/a..b/..c/d..", "/v1/a..b/..c/d.."), ("/...", "/v1/..."), ("/file.json", "/v1/file.json"),
+            ("/a/../b?next=../../x", "/v1/b"), ("/%2e%2e.txt", "/v1/%2e%2e.txt"), ("/a;v=1/b", "/v1/a;v=1/b"),
+        ] as [(String, String?)])
+    func dotSegments(path: String, expected: String?) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let api = makeLoopbackClient(server.url("/v1"))
+        defer { api.close() }
+
+        let error = await failure(of: api.get(path))
+
+        if let expected {
+            #expect(error == nil)
+            #expect(server.requests.map(\.path) == [expected])
+        } else {
+            guard case .invalidURL = error else {
+                let sent = server.requests.map(\.path)
+                Issue.record("expected invalidURL, got \(String(describing: error)); sent \(sent)")
+                return
+            }
+            #expect(server.requestCount == 0)
+        }
+    }
+
     // MARK: Bodies on GET and HEAD
 
     @Test("A body on GET or HEAD is refused up front", arguments: [HTTPMethod.get, .head], [false, true])

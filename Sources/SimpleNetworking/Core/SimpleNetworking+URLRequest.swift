@@ -108,7 +108,7 @@ extension SimpleNetworking {
             let (rawPath, rawQuery) = URLEncoding.split(path)
             var text = prefix
             let encodedPath = URLEncoding.encode(rawPath, allowing: URLEncoding.pathBytes)
-            text += encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath
+            text += try URLEncoding.resolvingDotSegments(encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
             let queries = [rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) }, query]
                 .compactMap { $0 }.filter { !$0.isEmpty }
             if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
@@ -157,6 +157,109 @@ enum URLEncoding {
             throw .invalidURL(
                 reason: "the path names another origin; use request(_:url:) to request an absolute URL on purpose")
         }
+    }
+
+    /// `path` (encoded, starting with `/`) with its dot segments resolved as RFC 3986 section 5.2.4 does, so that
+    /// what the server sees is what was checked (README, "Security defaults").
+    ///
+    /// Literal `.` and `..` segments are resolved within the path: `/a/../b` is `/b`, appended to the base path. A
+    /// `..` that would climb above the start, into or past the base URL's path, is refused, and so is a dot segment
+    /// in any disguise a server might decode after the check: `%2e` in any case, `%2F` or `%5C` (a backslash is
+    /// encoded as `%5C`) as a separator, or path parameters (`..;x`). Paths without a dot pass untouched, after one
+    /// scan of their bytes.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``.
+    static func resolvingDotSegments(_ path: String) throws(SimpleNetworkingError) -> String {
+        guard mayHoldDotSegment(path.utf8) else { return path }
+        let slash = UInt8(ascii: "/")
+        var kept: [ArraySlice<UInt8>] = []
+        var endsInDirectory = false
+        for segment in Array(path.utf8).dropFirst().split(separator: slash, omittingEmptySubsequences: false) {
+            switch dotSegment(segment) {
+            case nil:
+                kept.append(segment)
+                endsInDirectory = false
+            case .current:
+                endsInDirectory = true
+            case .parent:
+                guard !kept.isEmpty else {
+                    throw .invalidURL(reason: "the path's dot segments climb above the base URL's path")
+                }
+                kept.removeLast()
+                endsInDirectory = true
+            case .disguised:
+                throw .invalidURL(
+                    reason: "the path holds an encoded or disguised dot segment (%2e, a backslash, %2F or %5C as a "
+                        + "separator, or ..;); write . and .. literally")
+            }
+        }
+        var bytes = [slash]
+        bytes.append(contentsOf: kept.joined(separator: [slash]))
+        if endsInDirectory, !kept.isEmpty { bytes.append(slash) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A dot segment, or a segment that hides one.
+    private enum DotSegment {
+        case current, parent, disguised
+    }
+
+    /// Whether the bytes hold a `.` or a `%2E` escape: without either there is no dot segment.
+    private static func mayHoldDotSegment(_ bytes: String.UTF8View) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") { return true }
+            if previous == (UInt8(ascii: "%"), UInt8(ascii: "2")), byte | 0x20 == UInt8(ascii: "e") { return true }
+            previous = (previous.1, byte)
+        }
+        return false
+    }
+
+    private static func dotSegment(_ segment: ArraySlice<UInt8>) -> DotSegment? {
+        let dot = UInt8(ascii: ".")
+        if segment.count == 1, segment.first == dot { return .current }
+        if segment.count == 2, segment.allSatisfy({ $0 == dot }) { return .parent }
+        // Pieces between encoded separators (%2F, %5C), each up to its path parameters (";").
+        var start = segment.startIndex
+        var index = start
+        while index <= segment.endIndex {
+            let separatorLength = index < segment.endIndex ? encodedSeparatorLength(segment, at: index) : 0
+            if index == segment.endIndex || separatorLength > 0 {
+                let piece = segment[start..<index]
+                let name = piece.firstIndex(of: UInt8(ascii: ";")).map { piece[..<$0] } ?? piece
+                if isDotName(name) { return .disguised }
+                index += max(separatorLength, 1)
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// `%2F` or `%5C` (any case) at `index`: 3; otherwise 0.
+    private static func encodedSeparatorLength(_ bytes: ArraySlice<UInt8>, at index: Int) -> Int {
+        guard bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex else { return 0 }
+        let pair = (bytes[index + 1], bytes[index + 2] | 0x20)
+        return pair == (UInt8(ascii: "2"), UInt8(ascii: "f")) || pair == (UInt8(ascii: "5"), UInt8(ascii: "c")) ? 3 : 0
+    }
+
+    /// Whether `name` reads `.` or `..` once `%2E` escapes are decoded.
+    private static func isDotName(_ name: ArraySlice<UInt8>) -> Bool {
+        var dots = 0
+        var index = name.startIndex
+        while index < name.endIndex {
+            if name[index] == UInt8(ascii: ".") {
+                index += 1
+            } else if name[index] == UInt8(ascii: "%"), index + 2 < name.endIndex, name[index + 1] == UInt8(ascii: "2"),
+                name[index + 2] | 0x20 == UInt8(ascii: "e")
+            {
+                index += 3
+            } else {
+                return false
+            }
+            dots += 1
+        }
+        return dots == 1 || dots == 2
     }
 
     static func encode(_ text: String, allowing allowed: ByteSet, keepEscapes: Bool = true) -> String {
