@@ -175,6 +175,55 @@ struct RequestSafetyTests {
         }
     }
 
+    // MARK: User info
+
+    @Test(
+        "User info in a redirect target never becomes an Authorization header",
+        arguments: [("localhost", false), ("127.0.0.1", false), ("127.0.0.1", true)])
+    func redirectUserInfo(host: String, sameServer: Bool) async throws {
+        let home = try MockServer()
+        let other = try MockServer()
+        defer { home.shutdown(); other.shutdown() }
+        let target = "http://user:secret@\(host):\(sameServer ? home.port : other.port)/landed"
+        home.route { $0.path == "/start" ? .redirect(to: target) : .text("landed") }
+        other.route { _ in .text("landed") }
+        let api = makeLoopbackClient(home)
+        defer { api.close() }
+
+        let response = try await api.get("/start").response()
+
+        let received = home.requests + other.requests
+        #expect(response.string == "landed")
+        #expect(received.map(\.path) == ["/start", "/landed"])
+        #expect(received.allSatisfy { $0.header("Authorization") == nil })
+    }
+
+    @Test("User info in the base URL or an absolute request URL is refused; a path cannot add any")
+    func requestUserInfo() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let withUserInfo = try #require(URL(string: "http://user:secret@127.0.0.1:\(server.port)/v1"))
+        let byBase = makeLoopbackClient(withUserInfo)
+        let api = makeLoopbackClient(server)
+        defer { byBase.close(); api.close() }
+
+        let baseError = await failure(of: byBase.get("/x"))
+        let absoluteError = await failure(of: api.request(.get, url: withUserInfo))
+        let pathError = await failure(of: api.get("user:secret@127.0.0.1:\(server.port)/x"))
+
+        for error in [baseError, absoluteError] {
+            guard case .invalidURL(let reason) = error else {
+                Issue.record("expected invalidURL, got \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("user info"))
+        }
+        #expect(pathError == nil)
+        #expect(server.requests.map(\.path) == ["/user:secret@127.0.0.1:\(server.port)/x"])
+        #expect(server.requests.allSatisfy { $0.header("Authorization") == nil })
+    }
+
     // MARK: Bodies on GET and HEAD
 
     @Test("A body on GET or HEAD is refused up front", arguments: [HTTPMethod.get, .head], [false, true])

@@ -36,6 +36,10 @@ struct BaseURL: Sendable {
             prefix = .failure(.invalidURL(reason: "the base URL must not have a query or fragment"))
             return
         }
+        guard url.user == nil, url.password == nil else {
+            prefix = .failure(.invalidURL(reason: URLEncoding.userInfoReason))
+            return
+        }
         var text = url.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         prefix = .success(text)
@@ -96,6 +100,7 @@ extension SimpleNetworking {
             guard Origin(url) != nil else {
                 throw .invalidURL(reason: "only http and https URLs with a host can be requested")
             }
+            guard url.user == nil, url.password == nil else { throw .invalidURL(reason: URLEncoding.userInfoReason) }
             guard !query.isEmpty else { return url }
             let text = url.absoluteString
             guard let joined = URL(string: text + (url.query == nil ? "?" : "&") + query) else {
@@ -139,6 +144,12 @@ enum URLEncoding {
         guard let mark = path.firstIndex(of: "?") else { return (path, nil) }
         return (String(path[..<mark]), String(path[path.index(after: mark)...]))
     }
+
+    /// Why a URL with user info (`user:password@host`) is refused: libcurl would turn it into an `Authorization`
+    /// header the client does not see, so it could not keep it from other origins (README, "Security defaults").
+    static let userInfoReason =
+        "a URL must not hold user info (user:password@); set an Authorization header, for example in the default "
+        + "headers, so that redirects to other origins drop it"
 
     /// Refuses paths that name an origin: `//host`, `\\host`, `scheme://`, `http:`/`https:`.
     static func refuseOriginChange(in path: String) throws(SimpleNetworkingError) {

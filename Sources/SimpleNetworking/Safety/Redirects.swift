@@ -102,12 +102,16 @@ struct RedirectChain {
         }
     }
 
-    /// `location` resolved against `base`, without a fragment (fragments are never sent).
+    /// `location` resolved against `base`, without a fragment (fragments are never sent) and without user info:
+    /// libcurl would turn `user:password@` into an `Authorization: Basic` header for whatever host the redirect
+    /// names (README, "Security defaults").
     static func resolve(_ location: String, against base: URL) -> URL? {
         guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
             var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)
         else { return nil }
         components.fragment = nil
+        components.user = nil
+        components.password = nil
         return components.url
     }
 
