@@ -248,6 +248,82 @@ struct RequestSafetyTests {
         #expect(server.requests.map(\.path) == ["/empty-body"])
     }
 
+    // MARK: URLs FoundationNetworking refuses
+
+    /// How a URL with an upper-case scheme reaches the client.
+    enum SchemeRoute: String, Sendable, CaseIterable, CustomStringConvertible {
+        case base = "base URL"
+        case absolute = "absolute URL"
+        case redirect = "redirect target"
+        var description: String { rawValue }
+    }
+
+    @Test("An upper-case scheme works", arguments: SchemeRoute.allCases)
+    func upperCaseScheme(route: SchemeRoute) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let upper = "HTTP://127.0.0.1:\(server.port)"
+        server.route { $0.path == "/start" ? .redirect(to: upper + "/landed") : .text("ok") }
+        let api = makeLoopbackClient(route == .base ? try #require(URL(string: upper)) : server.baseURL)
+        defer { api.close() }
+
+        let request: SimpleRequest
+        switch route {
+        case .base: request = api.get("/landed")
+        case .absolute: request = api.request(.get, url: try #require(URL(string: upper + "/landed")))
+        case .redirect: request = api.get("/start")
+        }
+        let response = try await request.response()
+
+        #expect(response.string == "ok")
+        #expect(server.requests.last?.path == "/landed")
+    }
+
+    /// Hosts libcurl rewrites (IPv6 literals, shortened or non-decimal IPv4 forms), so that FoundationNetworking
+    /// fails them with `badURL`; and hosts it keeps.
+    @Test(
+        "Hosts FoundationNetworking cannot send to are refused with invalidURL on Linux",
+        arguments: [
+            ("[::1]", true), ("[0:0:0:0:0:0:0:1]", true), ("[::ffff:127.0.0.1]", true), ("127.1", true),
+            ("2130706433", true), ("0x7f.0.0.1", true), ("0177.0.0.1", true), ("127.000.000.001", true),
+            ("127.0.0.01", true), ("127.0.0.1", false), ("localhost", false), ("LOCALHOST", false),
+        ])
+    func unsupportedHosts(host: String, refusedOnLinux: Bool) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let url = try #require(URL(string: "http://\(host):\(server.port)"))
+        server.route { $0.path == "/start" ? .redirect(to: url.absoluteString + "/landed") : .text("ok") }
+        let byBase = makeLoopbackClient(url)
+        let api = makeLoopbackClient(server)
+        defer { byBase.close(); api.close() }
+
+        let baseError = await failure(of: byBase.get("/landed"))
+        let absoluteError = await failure(of: api.request(.get, url: url.appendingPathComponent("landed")))
+        let redirectError = await failure(of: api.get("/start"))
+
+        #if canImport(FoundationNetworking)
+            if refusedOnLinux {
+                for error in [baseError, absoluteError] {
+                    guard case .invalidURL(let reason) = error else {
+                        Issue.record("expected invalidURL, got \(String(describing: error))")
+                        continue
+                    }
+                    #expect(reason.contains("host"))
+                }
+                guard case .redirectRefused = redirectError else {
+                    Issue.record("expected redirectRefused, got \(String(describing: redirectError))")
+                    return
+                }
+                #expect(server.requests.map(\.path) == ["/start"])
+                return
+            }
+        #endif
+        if !refusedOnLinux {
+            #expect(baseError == nil && absoluteError == nil && redirectError == nil)
+            #expect(server.requests.filter { $0.path == "/landed" }.count == 3)
+        }
+    }
+
     // MARK: Timeouts
 
     @Test(

@@ -18,6 +18,62 @@ struct Origin: Hashable, Sendable {
         self.host = host
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
     }
+
+    /// Why URLSession cannot send to this host here, or `nil`. Checked once for the base URL, and for each absolute
+    /// URL and redirect target, never per path.
+    ///
+    /// On Linux, FoundationNetworking fails a URL with `badURL` unless libcurl reads the same host as `URL` does,
+    /// and libcurl rewrites IPv6 literals (`[::1]`) and IPv4 addresses not written as four decimal numbers (`127.1`,
+    /// `0x7f.0.0.1`, `2130706433`, `127.000.000.001`). See "URLSession on Linux" in the documentation.
+    var unsupportedHostReason: String? {
+        #if canImport(FoundationNetworking)
+            if host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") }) {
+                return "URLSession on Linux cannot send to a host written as an IPv6 address ([...]); use a host name "
+                    + "that resolves to it"
+            }
+            if Self.isNonCanonicalIPv4(host) {
+                return "URLSession on Linux cannot send to an IPv4 address host not written as four decimal numbers "
+                    + "(such as 127.1 or 0x7f.0.0.1); write it as a.b.c.d"
+            }
+        #endif
+        return nil
+    }
+
+    /// Whether `host` is an IPv4 address by the WHATWG URL rules (its last label is a number) but not in the
+    /// dotted-decimal form `a.b.c.d` with each part 0-255 and no leading zero.
+    static func isNonCanonicalIPv4(_ host: String) -> Bool {
+        var labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
+        guard let last = labels.last, isNumber(last) else { return false }
+        let canonical =
+            !host.hasSuffix(".") && labels.count == 4
+            && labels.allSatisfy { label in
+                label.count <= 3 && label.allSatisfy(\.isASCIIDigit) && (label.count == 1 || label.first != "0")
+                    && (Int(label) ?? 256) <= 255
+            }
+        return !canonical
+    }
+
+    /// A decimal number, or `0x` followed by hexadecimal digits: what the WHATWG URL rules read as a number.
+    private static func isNumber(_ label: Substring) -> Bool {
+        guard !label.isEmpty else { return false }
+        if label.hasPrefix("0x") || label.hasPrefix("0X") { return label.dropFirst(2).allSatisfy(\.isHexDigit) }
+        return label.allSatisfy(\.isASCIIDigit)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension URL {
+    /// This URL with its scheme in lower case: FoundationNetworking refuses `HTTP://` with `unsupportedURL`.
+    func lowercasingScheme(_ lowercased: String) -> URL? {
+        guard let scheme, scheme != lowercased else { return self }
+        let text = absoluteString
+        guard text.hasPrefix(scheme) else { return nil }
+        return URL(string: lowercased + text.dropFirst(scheme.count))
+    }
 }
 
 /// The base URL, checked once, as the text every request path is appended to.
@@ -28,8 +84,12 @@ struct BaseURL: Sendable {
 
     init(_ url: URL) {
         origin = Origin(url)
-        guard origin != nil else {
+        guard let origin else {
             prefix = .failure(.invalidURL(reason: "the base URL must be an http or https URL with a host"))
+            return
+        }
+        if let reason = origin.unsupportedHostReason {
+            prefix = .failure(.invalidURL(reason: reason))
             return
         }
         guard url.query == nil, url.fragment == nil else {
@@ -40,7 +100,10 @@ struct BaseURL: Sendable {
             prefix = .failure(.invalidURL(reason: URLEncoding.userInfoReason))
             return
         }
-        var text = url.absoluteString
+        guard var text = url.lowercasingScheme(origin.scheme)?.absoluteString else {
+            prefix = .failure(.invalidURL(reason: "the base URL could not be rebuilt with a lower-case scheme"))
+            return
+        }
         while text.hasSuffix("/") { text.removeLast() }
         prefix = .success(text)
     }
@@ -96,11 +159,17 @@ extension SimpleNetworking {
     private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URL {
         let query = parts.queryItems.map(URLEncoding.queryItem).joined(separator: "&")
         switch parts.target {
-        case .absolute(let url):
-            guard Origin(url) != nil else {
+        case .absolute(let given):
+            guard let origin = Origin(given) else {
                 throw .invalidURL(reason: "only http and https URLs with a host can be requested")
             }
-            guard url.user == nil, url.password == nil else { throw .invalidURL(reason: URLEncoding.userInfoReason) }
+            guard given.user == nil, given.password == nil else {
+                throw .invalidURL(reason: URLEncoding.userInfoReason)
+            }
+            if let reason = origin.unsupportedHostReason { throw .invalidURL(reason: reason) }
+            guard let url = given.lowercasingScheme(origin.scheme) else {
+                throw .invalidURL(reason: "the URL could not be rebuilt with a lower-case scheme")
+            }
             guard !query.isEmpty else { return url }
             let text = url.absoluteString
             guard let joined = URL(string: text + (url.query == nil ? "?" : "&") + query) else {

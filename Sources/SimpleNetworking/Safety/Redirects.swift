@@ -57,6 +57,7 @@ struct RedirectChain {
         guard let targetOrigin = Origin(target) else {
             throw .redirectRefused(reason: "a redirect may only go to an http or https URL with a host")
         }
+        if let reason = targetOrigin.unsupportedHostReason { throw .redirectRefused(reason: reason) }
         if current.scheme?.lowercased() == "https", targetOrigin.scheme == "http", !policy.allowsHTTPSDowngrade {
             throw .redirectRefused(reason: "a redirect from https to http is refused")
         }
@@ -112,6 +113,7 @@ struct RedirectChain {
         components.fragment = nil
         components.user = nil
         components.password = nil
+        components.scheme = components.scheme?.lowercased()  // FoundationNetworking refuses HTTP://
         return components.url
     }
 
