@@ -249,33 +249,39 @@ enum URLEncoding {
     /// scan of their bytes.
     /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``.
     static func resolvingDotSegments(_ path: String) throws(SimpleNetworkingError) -> String {
-        guard mayHoldDotSegment(path.utf8) else { return path }
+        guard mayHoldDotSegment(path) else { return path }
         let slash = UInt8(ascii: "/")
-        var kept: [ArraySlice<UInt8>] = []
+        let bytes = Array(path.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var keptStarts: [Int] = []  // where each kept segment, with its leading "/", starts in `output`
         var endsInDirectory = false
-        for segment in Array(path.utf8).dropFirst().split(separator: slash, omittingEmptySubsequences: false) {
-            switch dotSegment(segment) {
+        var start = bytes.index(after: bytes.startIndex)
+        while start <= bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
+            switch dotSegment(bytes[start..<end]) {
             case nil:
-                kept.append(segment)
+                keptStarts.append(output.count)
+                output.append(slash)
+                output.append(contentsOf: bytes[start..<end])
                 endsInDirectory = false
             case .current:
                 endsInDirectory = true
             case .parent:
-                guard !kept.isEmpty else {
+                guard let removed = keptStarts.popLast() else {
                     throw .invalidURL(reason: "the path's dot segments climb above the base URL's path")
                 }
-                kept.removeLast()
+                output.removeSubrange(removed...)
                 endsInDirectory = true
             case .disguised:
                 throw .invalidURL(
                     reason: "the path holds an encoded or disguised dot segment (%2e, a backslash, %2F or %5C as a "
                         + "separator, or ..;); write . and .. literally")
             }
+            start = end + 1
         }
-        var bytes = [slash]
-        bytes.append(contentsOf: kept.joined(separator: [slash]))
-        if endsInDirectory, !kept.isEmpty { bytes.append(slash) }
-        return String(decoding: bytes, as: UTF8.self)
+        if endsInDirectory || output.isEmpty { output.append(slash) }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// A dot segment, or a segment that hides one.
@@ -283,13 +289,36 @@ enum URLEncoding {
         case current, parent, disguised
     }
 
-    /// Whether the bytes hold a `.` or a `%2E` escape: without either there is no dot segment.
-    private static func mayHoldDotSegment(_ bytes: String.UTF8View) -> Bool {
-        var previous: (UInt8, UInt8) = (0, 0)
-        for byte in bytes {
-            if byte == UInt8(ascii: ".") { return true }
-            if previous == (UInt8(ascii: "%"), UInt8(ascii: "2")), byte | 0x20 == UInt8(ascii: "e") { return true }
-            previous = (previous.1, byte)
+    /// Whether a segment, or a piece after `%2F` or `%5C`, starts with `.` or `%2E`: without one there is no dot
+    /// segment, and `/users/1/profile.json` passes in one scan without allocating.
+    private static func mayHoldDotSegment(_ path: String) -> Bool {
+        path.utf8.withContiguousStorageIfAvailable(mayHoldDotSegment) ?? mayHoldDotSegment(Array(path.utf8))
+    }
+
+    private static func mayHoldDotSegment<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool
+    where Bytes.Index == Int {
+        var atStart = true
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") {
+                atStart = true
+            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex {
+                let pair = (bytes[index + 1], bytes[index + 2] | 0x20)
+                if pair == (UInt8(ascii: "2"), UInt8(ascii: "e")) {
+                    if atStart { return true }
+                    atStart = false
+                } else {
+                    atStart =
+                        pair == (UInt8(ascii: "2"), UInt8(ascii: "f")) || pair == (UInt8(ascii: "5"), UInt8(ascii: "c"))
+                }
+                index += 3
+                continue
+            } else {
+                if atStart, byte == UInt8(ascii: ".") { return true }
+                atStart = false
+            }
+            index += 1
         }
         return false
     }
