@@ -22,7 +22,11 @@ enum RequestValidation {
         }
     }
 
-    static func validate(_ headers: HTTPHeaders) throws(SimpleNetworkingError) {
+    /// Checks every field in one pass: a token name, a value without control characters, and no framing header.
+    /// - Parameters:
+    ///   - headers: The merged headers of one attempt, default headers included.
+    ///   - allowsHostHeader: Whether a caller's `Host` is sent (``SimpleNetworking/Configuration/allowsHostHeader``).
+    static func validate(_ headers: HTTPHeaders, allowsHostHeader: Bool) throws(SimpleNetworkingError) {
         for field in headers {
             guard isToken(field.name) else {
                 throw .invalidRequest(reason: "a header name is not a valid HTTP token (\(printable(field.name)))")
@@ -31,7 +35,36 @@ enum RequestValidation {
                 throw .invalidRequest(
                     reason: "the value of header \(field.name) contains the control character 0x\(hex(byte))")
             }
+            if isFramingHeader(field.name, allowsHost: allowsHostHeader) {
+                throw .invalidRequest(reason: framingReason(field.name))
+            }
         }
+    }
+
+    /// Whether `name` is a field that frames the message or belongs to the connection, which the library and
+    /// URLSession set themselves: `Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`,
+    /// `TE`, `Trailer`, `Proxy-Connection` and `Host`. Set by a caller, libcurl trusts them, so a `Content-Length`
+    /// shorter than the body smuggles a second request onto the connection (README, "Security defaults").
+    ///
+    /// One length switch and at most two byte comparisons per field, without allocating.
+    static func isFramingHeader(_ name: String, allowsHost: Bool) -> Bool {
+        switch name.utf8.count {
+        case 2: return name.equalsIgnoringASCIICase("TE")
+        case 4: return !allowsHost && name.equalsIgnoringASCIICase("Host")
+        case 7: return name.equalsIgnoringASCIICase("Upgrade") || name.equalsIgnoringASCIICase("Trailer")
+        case 10: return name.equalsIgnoringASCIICase("Connection") || name.equalsIgnoringASCIICase("Keep-Alive")
+        case 14: return name.equalsIgnoringASCIICase("Content-Length")
+        case 16: return name.equalsIgnoringASCIICase("Proxy-Connection")
+        case 17: return name.equalsIgnoringASCIICase("Transfer-Encoding")
+        default: return false
+        }
+    }
+
+    private static func framingReason(_ name: String) -> String {
+        let remedy =
+            name.equalsIgnoringASCIICase("Host")
+            ? "set Configuration.allowsHostHeader to send your own Host" : "the library frames the body itself"
+        return "the header \(name) controls message framing or the connection and cannot be set; \(remedy)"
     }
 
     /// A name with anything outside printable ASCII escaped, safe to put in an error message.

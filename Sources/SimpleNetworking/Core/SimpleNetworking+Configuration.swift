@@ -28,7 +28,10 @@ extension SimpleNetworking {
         /// The jitter source for backoff. Default: ``RandomSource/system``.
         public var random: RandomSource = .system
         /// The time one attempt may take, in seconds, from sending to the last byte. Default: 60.
-        public var timeout: TimeInterval = 60
+        ///
+        /// Zero, negative values and NaN mean the default of 60 s; values above ``maximumTimeout``, infinity
+        /// included, are clamped to it.
+        public var timeout: TimeInterval = Configuration.defaultTimeout
         /// The default headers the client starts with. Default: none.
         public var defaultHeaders: HTTPHeaders = [:]
         /// The decoder for ``SimpleRequest/decode(_:)``. Default: a plain `JSONDecoder`.
@@ -52,10 +55,37 @@ extension SimpleNetworking {
         /// Query parameters (and JSON or form body fields) whose values are redacted in events and cURL descriptions,
         /// compared without regard to case. Default: ``defaultSensitiveQueryParameters``.
         public var sensitiveQueryParameters: Set<String> = Configuration.defaultSensitiveQueryParameters
+        /// Whether a `Host` header set on a request or in the default headers is sent, for a server reached by an
+        /// address other than its name. The header is dropped when a redirect goes to another origin. Default:
+        /// `false`: a `Host` header fails with ``SimpleNetworkingError/invalidRequest(reason:)``, as the other
+        /// framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`, ...) always do.
+        public var allowsHostHeader = false
         /// Receives a ``NetworkEvent`` for each step of each request, on any thread; keep it fast. Default: `nil`.
         public var eventHandler: (@Sendable (NetworkEvent) -> Void)?
 
         /// Creates the default configuration.
         public init() {}
+
+        /// The longest per-attempt timeout, in seconds: 10,000,000 (about 116 days). A longer ``timeout`` or
+        /// ``SimpleRequest/timeout(_:)``, infinity included, is clamped to it, so the value handed to URLSession is
+        /// always finite: FoundationNetworking traps on a timeout of about 1e16 s or more (see "URLSession on
+        /// Linux" in the documentation).
+        public static let maximumTimeout: TimeInterval = 10_000_000
+
+        /// The per-attempt timeout when none usable is configured.
+        static let defaultTimeout: TimeInterval = 60
+
+        /// `seconds` clamped to ``maximumTimeout`` when it is a usable timeout; `nil` for zero, negative values and
+        /// NaN.
+        static func usableTimeout(_ seconds: TimeInterval?) -> TimeInterval? {
+            guard let seconds, seconds > 0 else { return nil }  // NaN > 0 is false
+            return min(seconds, maximumTimeout)
+        }
+
+        /// The timeout of one attempt: the request's own when usable, else ``timeout`` when usable, else 60 s;
+        /// never above ``maximumTimeout``.
+        func attemptTimeout(requested: TimeInterval?) -> TimeInterval {
+            Self.usableTimeout(requested) ?? Self.usableTimeout(timeout) ?? Self.defaultTimeout
+        }
     }
 }

@@ -18,6 +18,62 @@ struct Origin: Hashable, Sendable {
         self.host = host
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
     }
+
+    /// Why URLSession cannot send to this host here, or `nil`. Checked once for the base URL, and for each absolute
+    /// URL and redirect target, never per path.
+    ///
+    /// On Linux, FoundationNetworking fails a URL with `badURL` unless libcurl reads the same host as `URL` does,
+    /// and libcurl rewrites IPv6 literals (`[::1]`) and IPv4 addresses not written as four decimal numbers (`127.1`,
+    /// `0x7f.0.0.1`, `2130706433`, `127.000.000.001`). See "URLSession on Linux" in the documentation.
+    var unsupportedHostReason: String? {
+        #if canImport(FoundationNetworking)
+            if host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") }) {
+                return "URLSession on Linux cannot send to a host written as an IPv6 address ([...]); use a host name "
+                    + "that resolves to it"
+            }
+            if Self.isNonCanonicalIPv4(host) {
+                return "URLSession on Linux cannot send to an IPv4 address host not written as four decimal numbers "
+                    + "(such as 127.1 or 0x7f.0.0.1); write it as a.b.c.d"
+            }
+        #endif
+        return nil
+    }
+
+    /// Whether `host` is an IPv4 address by the WHATWG URL rules (its last label is a number) but not in the
+    /// dotted-decimal form `a.b.c.d` with each part 0-255 and no leading zero.
+    static func isNonCanonicalIPv4(_ host: String) -> Bool {
+        var labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
+        guard let last = labels.last, isNumber(last) else { return false }
+        let canonical =
+            !host.hasSuffix(".") && labels.count == 4
+            && labels.allSatisfy { label in
+                label.count <= 3 && label.allSatisfy(\.isASCIIDigit) && (label.count == 1 || label.first != "0")
+                    && (Int(label) ?? 256) <= 255
+            }
+        return !canonical
+    }
+
+    /// A decimal number, or `0x` followed by hexadecimal digits: what the WHATWG URL rules read as a number.
+    private static func isNumber(_ label: Substring) -> Bool {
+        guard !label.isEmpty else { return false }
+        if label.hasPrefix("0x") || label.hasPrefix("0X") { return label.dropFirst(2).allSatisfy(\.isHexDigit) }
+        return label.allSatisfy(\.isASCIIDigit)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension URL {
+    /// This URL with its scheme in lower case: FoundationNetworking refuses `HTTP://` with `unsupportedURL`.
+    func lowercasingScheme(_ lowercased: String) -> URL? {
+        guard let scheme, scheme != lowercased else { return self }
+        let text = absoluteString
+        guard text.hasPrefix(scheme) else { return nil }
+        return URL(string: lowercased + text.dropFirst(scheme.count))
+    }
 }
 
 /// The base URL, checked once, as the text every request path is appended to.
@@ -28,15 +84,26 @@ struct BaseURL: Sendable {
 
     init(_ url: URL) {
         origin = Origin(url)
-        guard origin != nil else {
+        guard let origin else {
             prefix = .failure(.invalidURL(reason: "the base URL must be an http or https URL with a host"))
+            return
+        }
+        if let reason = origin.unsupportedHostReason {
+            prefix = .failure(.invalidURL(reason: reason))
             return
         }
         guard url.query == nil, url.fragment == nil else {
             prefix = .failure(.invalidURL(reason: "the base URL must not have a query or fragment"))
             return
         }
-        var text = url.absoluteString
+        guard url.user == nil, url.password == nil else {
+            prefix = .failure(.invalidURL(reason: URLEncoding.userInfoReason))
+            return
+        }
+        guard var text = url.lowercasingScheme(origin.scheme)?.absoluteString else {
+            prefix = .failure(.invalidURL(reason: "the base URL could not be rebuilt with a lower-case scheme"))
+            return
+        }
         while text.hasSuffix("/") { text.removeLast() }
         prefix = .success(text)
     }
@@ -51,6 +118,11 @@ extension SimpleNetworking {
         var headers = Origin(url) == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
         var request = URLRequest(url: url)
         request.httpMethod = parts.method.rawValue
+        if parts.method == .get || parts.method == .head, let body = parts.body, !body.isEmpty {
+            throw .invalidRequest(
+                reason: "a \(parts.method.rawValue) request cannot carry a body: URLSession on Linux does not send "
+                    + "it; put the data in the query, or use POST")
+        }
         switch parts.body {
         case .data(let data, let contentType):
             request.httpBody = data
@@ -65,24 +137,38 @@ extension SimpleNetworking {
         case nil:
             break
         }
-        try RequestValidation.validate(headers)
+        try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)
         request.allHTTPHeaderFields = headers.dictionary
-        request.timeoutInterval = URLSessionTransport.sessionTimeout(for: parts.timeout ?? configuration.timeout)
+        request.timeoutInterval = URLSessionTransport.sessionTimeout(for: attemptTimeout(for: parts))
         return request
     }
 
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
         TransportOptions(
-            timeout: parts.timeout ?? configuration.timeout,
+            timeout: attemptTimeout(for: parts),
             maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize)
+    }
+
+    /// The attempt's timeout, never above `Configuration.maximumTimeout`. A value at or below zero is kept: it is
+    /// what is left of an overall deadline that has just passed, and the attempt times out at once.
+    private func attemptTimeout(for parts: SimpleRequest.Parts) -> TimeInterval {
+        guard let seconds = parts.timeout, !seconds.isNaN else { return configuration.attemptTimeout(requested: nil) }
+        return min(seconds, Configuration.maximumTimeout)
     }
 
     private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URL {
         let query = parts.queryItems.map(URLEncoding.queryItem).joined(separator: "&")
         switch parts.target {
-        case .absolute(let url):
-            guard Origin(url) != nil else {
+        case .absolute(let given):
+            guard let origin = Origin(given) else {
                 throw .invalidURL(reason: "only http and https URLs with a host can be requested")
+            }
+            guard given.user == nil, given.password == nil else {
+                throw .invalidURL(reason: URLEncoding.userInfoReason)
+            }
+            if let reason = origin.unsupportedHostReason { throw .invalidURL(reason: reason) }
+            guard let url = given.lowercasingScheme(origin.scheme) else {
+                throw .invalidURL(reason: "the URL could not be rebuilt with a lower-case scheme")
             }
             guard !query.isEmpty else { return url }
             let text = url.absoluteString
@@ -96,7 +182,7 @@ extension SimpleNetworking {
             let (rawPath, rawQuery) = URLEncoding.split(path)
             var text = prefix
             let encodedPath = URLEncoding.encode(rawPath, allowing: URLEncoding.pathBytes)
-            text += encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath
+            text += try URLEncoding.resolvingDotSegments(encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
             let queries = [rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) }, query]
                 .compactMap { $0 }.filter { !$0.isEmpty }
             if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
@@ -128,6 +214,12 @@ enum URLEncoding {
         return (String(path[..<mark]), String(path[path.index(after: mark)...]))
     }
 
+    /// Why a URL with user info (`user:password@host`) is refused: libcurl would turn it into an `Authorization`
+    /// header the client does not see, so it could not keep it from other origins (README, "Security defaults").
+    static let userInfoReason =
+        "a URL must not hold user info (user:password@); set an Authorization header, for example in the default "
+        + "headers, so that redirects to other origins drop it"
+
     /// Refuses paths that name an origin: `//host`, `\\host`, `scheme://`, `http:`/`https:`.
     static func refuseOriginChange(in path: String) throws(SimpleNetworkingError) {
         let trimmed = path.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -145,6 +237,138 @@ enum URLEncoding {
             throw .invalidURL(
                 reason: "the path names another origin; use request(_:url:) to request an absolute URL on purpose")
         }
+    }
+
+    /// `path` (encoded, starting with `/`) with its dot segments resolved as RFC 3986 section 5.2.4 does, so that
+    /// what the server sees is what was checked (README, "Security defaults").
+    ///
+    /// Literal `.` and `..` segments are resolved within the path: `/a/../b` is `/b`, appended to the base path. A
+    /// `..` that would climb above the start, into or past the base URL's path, is refused, and so is a dot segment
+    /// in any disguise a server might decode after the check: `%2e` in any case, `%2F` or `%5C` (a backslash is
+    /// encoded as `%5C`) as a separator, or path parameters (`..;x`). Paths without a dot pass untouched, after one
+    /// scan of their bytes.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``.
+    static func resolvingDotSegments(_ path: String) throws(SimpleNetworkingError) -> String {
+        guard mayHoldDotSegment(path) else { return path }
+        let slash = UInt8(ascii: "/")
+        let bytes = Array(path.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var keptStarts: [Int] = []  // where each kept segment, with its leading "/", starts in `output`
+        var endsInDirectory = false
+        var start = bytes.index(after: bytes.startIndex)
+        while start <= bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
+            switch dotSegment(bytes[start..<end]) {
+            case nil:
+                keptStarts.append(output.count)
+                output.append(slash)
+                output.append(contentsOf: bytes[start..<end])
+                endsInDirectory = false
+            case .current:
+                endsInDirectory = true
+            case .parent:
+                guard let removed = keptStarts.popLast() else {
+                    throw .invalidURL(reason: "the path's dot segments climb above the base URL's path")
+                }
+                output.removeSubrange(removed...)
+                endsInDirectory = true
+            case .disguised:
+                throw .invalidURL(
+                    reason: "the path holds an encoded or disguised dot segment (%2e, a backslash, %2F or %5C as a "
+                        + "separator, or ..;); write . and .. literally")
+            }
+            start = end + 1
+        }
+        if endsInDirectory || output.isEmpty { output.append(slash) }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// A dot segment, or a segment that hides one.
+    private enum DotSegment {
+        case current, parent, disguised
+    }
+
+    /// Whether a segment, or a piece after `%2F` or `%5C`, starts with `.` or `%2E`: without one there is no dot
+    /// segment, and `/users/1/profile.json` passes in one scan without allocating.
+    private static func mayHoldDotSegment(_ path: String) -> Bool {
+        path.utf8.withContiguousStorageIfAvailable(mayHoldDotSegment) ?? mayHoldDotSegment(Array(path.utf8))
+    }
+
+    private static func mayHoldDotSegment<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool
+    where Bytes.Index == Int {
+        var atStart = true
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") {
+                atStart = true
+            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex {
+                let pair = (bytes[index + 1], bytes[index + 2] | 0x20)
+                if pair == (UInt8(ascii: "2"), UInt8(ascii: "e")) {
+                    if atStart { return true }
+                    atStart = false
+                } else {
+                    atStart =
+                        pair == (UInt8(ascii: "2"), UInt8(ascii: "f")) || pair == (UInt8(ascii: "5"), UInt8(ascii: "c"))
+                }
+                index += 3
+                continue
+            } else {
+                if atStart, byte == UInt8(ascii: ".") { return true }
+                atStart = false
+            }
+            index += 1
+        }
+        return false
+    }
+
+    private static func dotSegment(_ segment: ArraySlice<UInt8>) -> DotSegment? {
+        let dot = UInt8(ascii: ".")
+        if segment.count == 1, segment.first == dot { return .current }
+        if segment.count == 2, segment.allSatisfy({ $0 == dot }) { return .parent }
+        // Pieces between encoded separators (%2F, %5C), each up to its path parameters (";").
+        var start = segment.startIndex
+        var index = start
+        while index <= segment.endIndex {
+            let separatorLength = index < segment.endIndex ? encodedSeparatorLength(segment, at: index) : 0
+            if index == segment.endIndex || separatorLength > 0 {
+                let piece = segment[start..<index]
+                let name = piece.firstIndex(of: UInt8(ascii: ";")).map { piece[..<$0] } ?? piece
+                if isDotName(name) { return .disguised }
+                index += max(separatorLength, 1)
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// `%2F` or `%5C` (any case) at `index`: 3; otherwise 0.
+    private static func encodedSeparatorLength(_ bytes: ArraySlice<UInt8>, at index: Int) -> Int {
+        guard bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex else { return 0 }
+        let pair = (bytes[index + 1], bytes[index + 2] | 0x20)
+        return pair == (UInt8(ascii: "2"), UInt8(ascii: "f")) || pair == (UInt8(ascii: "5"), UInt8(ascii: "c")) ? 3 : 0
+    }
+
+    /// Whether `name` reads `.` or `..` once `%2E` escapes are decoded.
+    private static func isDotName(_ name: ArraySlice<UInt8>) -> Bool {
+        var dots = 0
+        var index = name.startIndex
+        while index < name.endIndex {
+            if name[index] == UInt8(ascii: ".") {
+                index += 1
+            } else if name[index] == UInt8(ascii: "%"), index + 2 < name.endIndex, name[index + 1] == UInt8(ascii: "2"),
+                name[index + 2] | 0x20 == UInt8(ascii: "e")
+            {
+                index += 3
+            } else {
+                return false
+            }
+            dots += 1
+        }
+        return dots == 1 || dots == 2
     }
 
     static func encode(_ text: String, allowing allowed: ByteSet, keepEscapes: Bool = true) -> String {

@@ -9,9 +9,12 @@ import Foundation
 /// Descriptions say what happened and what to do; they never contain header values, bodies or query strings,
 /// so they are safe to log.
 public enum SimpleNetworkingError: Error, Sendable {
-    /// The base URL and path, or an absolute URL, do not form a usable `http` or `https` URL.
+    /// The base URL and path, or an absolute URL, do not form a usable `http` or `https` URL: for example a path
+    /// that names another origin or climbs above the base path, user info in the URL, or a host URLSession cannot
+    /// reach on this platform. Nothing reached the network.
     case invalidURL(reason: String)
-    /// The request cannot be sent as built: a bad header, method or body. Nothing reached the network.
+    /// The request cannot be sent as built: a bad header, a framing header such as `Content-Length`, a bad method,
+    /// or a body that cannot be sent (a JSON encoding failure, a body on GET or HEAD). Nothing reached the network.
     case invalidRequest(reason: String)
     /// The connection failed before a complete response arrived: cannot connect, timed out, connection lost.
     /// `attempts` is the history when the client retried first (see ``RetryPolicy``).

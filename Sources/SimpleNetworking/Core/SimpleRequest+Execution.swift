@@ -203,7 +203,7 @@ extension SimpleRequest {
     ) {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
-        var parts = state.withLock { $0.parts(timeout: $0.timeout ?? client.configuration.timeout) }
+        var parts = state.withLock { $0.parts(timeout: client.configuration.attemptTimeout(requested: $0.timeout)) }
         var clippedDeadline: TimeInterval?
         if let remaining = remaining(on: client, record: record), remaining < parts.timeout ?? .infinity {
             parts.timeout = remaining

@@ -104,7 +104,8 @@ extension SimpleRequest {
     ///
     /// Sub-second values are honoured on Linux too (see the README's Linux section). Default: the client's
     /// ``SimpleNetworking/Configuration/timeout``.
-    /// - Parameter seconds: The limit in seconds; values of zero or less mean the client's default.
+    /// - Parameter seconds: The limit in seconds; values of zero or less, and NaN, mean the client's default. Values
+    ///   above ``SimpleNetworking/Configuration/maximumTimeout``, infinity included, are clamped to it.
     /// - Returns: This request.
     @discardableResult
     public func timeout(_ seconds: TimeInterval) -> Self {
@@ -122,6 +123,9 @@ extension SimpleRequest {
     }
 
     /// Sets a raw body.
+    ///
+    /// A GET or HEAD request with a non-empty body fails with ``SimpleNetworkingError/invalidRequest(reason:)``
+    /// and nothing is sent: URLSession on Linux cannot send it.
     /// - Parameters:
     ///   - data: The bytes to send.
     ///   - contentType: The `Content-Type`, unless the request already sets one; `nil` sends none.
@@ -132,6 +136,9 @@ extension SimpleRequest {
     }
 
     /// Sets a text body, encoded as UTF-8.
+    ///
+    /// A GET or HEAD request with a non-empty body fails with ``SimpleNetworkingError/invalidRequest(reason:)``
+    /// and nothing is sent: URLSession on Linux cannot send it.
     /// - Parameters:
     ///   - text: The text to send.
     ///   - contentType: The `Content-Type`, unless the request already sets one.
@@ -145,6 +152,7 @@ extension SimpleRequest {
     ///
     /// Sets `Content-Type: application/json` unless the request already sets one. An encoding failure reaches
     /// the error handlers as `invalidRequest` and nothing is sent.
+    /// A GET or HEAD request cannot carry one: it fails with `invalidRequest` too.
     /// - Parameter value: The value to encode.
     /// - Returns: This request.
     @discardableResult
@@ -172,6 +180,12 @@ extension SimpleRequest {
     enum Body: Sendable {
         case data(Data, MediaType?)
         case json(any Encodable & Sendable)
+
+        /// Whether there are no bytes to send; a JSON body always has some.
+        var isEmpty: Bool {
+            if case .data(let data, _) = self { return data.isEmpty }
+            return false
+        }
     }
 
     /// Everything mutable about a request.

@@ -57,6 +57,7 @@ struct RedirectChain {
         guard let targetOrigin = Origin(target) else {
             throw .redirectRefused(reason: "a redirect may only go to an http or https URL with a host")
         }
+        if let reason = targetOrigin.unsupportedHostReason { throw .redirectRefused(reason: reason) }
         if current.scheme?.lowercased() == "https", targetOrigin.scheme == "http", !policy.allowsHTTPSDowngrade {
             throw .redirectRefused(reason: "a redirect from https to http is refused")
         }
@@ -80,6 +81,8 @@ struct RedirectChain {
             next.httpBody = nil
             for name in Self.bodyHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
+        // A caller's Host (Configuration.allowsHostHeader) names the server it was set for, not the next one.
+        if Origin(current) != targetOrigin { next.setValue(nil, forHTTPHeaderField: "Host") }
         hasLeftOrigin = hasLeftOrigin || leaves
         if hasLeftOrigin { next.allHTTPHeaderFields = sensitiveHeaders.removingSensitive(from: next) }
         guard visited.insert(Self.key(next)).inserted else {
@@ -100,12 +103,17 @@ struct RedirectChain {
         }
     }
 
-    /// `location` resolved against `base`, without a fragment (fragments are never sent).
+    /// `location` resolved against `base`, without a fragment (fragments are never sent) and without user info:
+    /// libcurl would turn `user:password@` into an `Authorization: Basic` header for whatever host the redirect
+    /// names (README, "Security defaults").
     static func resolve(_ location: String, against base: URL) -> URL? {
         guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
             var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)
         else { return nil }
         components.fragment = nil
+        components.user = nil
+        components.password = nil
+        components.scheme = components.scheme?.lowercased()  // FoundationNetworking refuses HTTP://
         return components.url
     }
 

@@ -24,7 +24,8 @@ final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.httpShouldSetCookies = false
         sessionConfiguration.httpCookieAcceptPolicy = .never
         sessionConfiguration.urlCredentialStorage = nil
-        sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(for: configuration.timeout)
+        sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
+            for: configuration.attemptTimeout(requested: nil))
         delegate = SessionDelegate()
         session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
         ownsSession = true
@@ -40,12 +41,16 @@ final class URLSessionTransport: HTTPTransport {
     /// The value for `URLRequest.timeoutInterval`: a backstop behind the library's own per-attempt timer.
     ///
     /// On Linux, FoundationNetworking turns a fractional timeout into `Int(seconds) * 1000 - 1` ms, so 0.5 s would
-    /// fire after about 1 ms; rounding up to whole seconds keeps it from firing before the library's timer.
+    /// fire after about 1 ms; rounding up to whole seconds keeps it from firing before the library's timer. The same
+    /// conversion traps from about 1e16 s, so the value is always finite and at most `Configuration.maximumTimeout`;
+    /// zero, negative values and NaN give the default of 60 s ("URLSession on Linux" in the documentation).
     static func sessionTimeout(for seconds: TimeInterval) -> TimeInterval {
+        typealias Configuration = SimpleNetworking.Configuration
+        let usable = Configuration.usableTimeout(seconds) ?? Configuration.defaultTimeout
         #if canImport(FoundationNetworking)
-            return max(1, seconds.rounded(.up))
+            return max(1, usable.rounded(.up))
         #else
-            return seconds
+            return usable
         #endif
     }
 
