@@ -96,10 +96,8 @@ struct BaseURL: Sendable {
             prefix = .failure(.invalidURL(reason: "the base URL must not have a query or fragment"))
             return
         }
-        guard url.user == nil, url.password == nil else {
-            prefix = .failure(.invalidURL(reason: URLEncoding.userInfoReason))
-            return
-        }
+        // User info in the base URL is the client's own configuration: the transport sends it as Basic credentials
+        // to the base URL's origin only, since redirect targets lose theirs (README, "Security defaults").
         guard var text = url.lowercasingScheme(origin.scheme)?.absoluteString else {
             prefix = .failure(.invalidURL(reason: "the base URL could not be rebuilt with a lower-case scheme"))
             return
@@ -214,11 +212,12 @@ enum URLEncoding {
         return (String(path[..<mark]), String(path[path.index(after: mark)...]))
     }
 
-    /// Why a URL with user info (`user:password@host`) is refused: libcurl would turn it into an `Authorization`
-    /// header the client does not see, so it could not keep it from other origins (README, "Security defaults").
+    /// Why an absolute request URL with user info (`user:password@host`) is refused: such URLs often come from
+    /// server data, and the transport would turn the user info into credentials (README, "Security defaults").
+    /// User info in the client's base URL is allowed.
     static let userInfoReason =
-        "a URL must not hold user info (user:password@); set an Authorization header, for example in the default "
-        + "headers, so that redirects to other origins drop it"
+        "an absolute request URL must not hold user info (user:password@); put credentials in the base URL or in "
+        + "an Authorization header"
 
     /// Refuses paths that name an origin: `//host`, `\\host`, `scheme://`, `http:`/`https:`.
     static func refuseOriginChange(in path: String) throws(SimpleNetworkingError) {
