@@ -74,6 +74,10 @@ struct ValidationSweepTests {
             ("/\\EVIL/x", true), ("\\/EVIL/x", true), (" //EVIL/x", true), ("\t//EVIL/x", true),
             ("ftp://EVIL/x", true), ("/%2F%2FEVIL/x", false), ("@EVIL/x", false), ("/@EVIL/x", false),
             (":EVIL/x", false), ("/..//EVIL/x", true), ("/%2e%2e//EVIL/x", true),
+            // White space before the slashes, ASCII or not, and scheme-like text that names no origin.
+            ("\u{00A0}//EVIL/x", true), ("\u{3000}http://EVIL/x", true), ("\r\n//EVIL/x", true),
+            ("Https:EVIL/x", true), ("svn+ssh://EVIL/x", true), ("mailto:x", false), ("a/b:c", false),
+            ("é://EVIL/x", true),
         ])
     func escapes(template: String, refused: Bool) async throws {
         let home = try MockServer()

@@ -11,8 +11,8 @@ struct Origin: Hashable, Sendable {
     let port: Int
 
     init?(_ url: URL) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host?.lowercased(), !host.isEmpty
+        guard let scheme = url.scheme?.asciiLowercased, scheme == "http" || scheme == "https",
+            let host = url.host?.asciiLowercased, !host.isEmpty
         else { return nil }
         self.scheme = scheme
         self.host = host
@@ -111,9 +111,9 @@ extension SimpleNetworking {
     /// Builds the `URLRequest` for one attempt: URL, merged headers, method, body. Validates everything first, so
     /// a bad header or URL is a thrown error and nothing reaches the network.
     func makeURLRequest(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URLRequest {
-        let url = try makeURL(for: parts)
+        let (url, origin) = try makeURL(for: parts)
         try RequestValidation.validate(method: parts.method)
-        var headers = Origin(url) == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
+        var headers = origin == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
         var request = URLRequest(url: url)
         request.httpMethod = parts.method.rawValue
         if parts.method == .get || parts.method == .head, let body = parts.body, !body.isEmpty {
@@ -154,7 +154,8 @@ extension SimpleNetworking {
         return min(seconds, Configuration.maximumTimeout)
     }
 
-    private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URL {
+    /// The attempt's URL and its origin.
+    private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> (URL, Origin) {
         let query = parts.queryItems.map(URLEncoding.queryItem).joined(separator: "&")
         switch parts.target {
         case .absolute(let given):
@@ -168,12 +169,12 @@ extension SimpleNetworking {
             guard let url = given.lowercasingScheme(origin.scheme) else {
                 throw .invalidURL(reason: "the URL could not be rebuilt with a lower-case scheme")
             }
-            guard !query.isEmpty else { return url }
+            guard !query.isEmpty else { return (url, origin) }
             let text = url.absoluteString
             guard let joined = URL(string: text + (url.query == nil ? "?" : "&") + query) else {
                 throw .invalidURL(reason: "the query parameters could not be added to the URL")
             }
-            return joined
+            return (joined, origin)
         case .path(let path):
             let prefix = try base.prefix.get()
             try URLEncoding.refuseOriginChange(in: path)
@@ -184,10 +185,10 @@ extension SimpleNetworking {
             let queries = [rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) }, query]
                 .compactMap { $0 }.filter { !$0.isEmpty }
             if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
-            guard let url = URL(string: text), Origin(url) == base.origin else {
+            guard let url = URL(string: text), let origin = Origin(url), origin == base.origin else {
                 throw .invalidURL(reason: "the path does not form a valid URL with the base URL")
             }
-            return url
+            return (url, origin)
         }
     }
 }
@@ -219,8 +220,43 @@ enum URLEncoding {
         "an absolute request URL must not hold user info (user:password@); put credentials in the base URL or in "
         + "an Authorization header"
 
-    /// Refuses paths that name an origin: `//host`, `\\host`, `scheme://`, `http:`/`https:`.
+    /// Refuses paths that name an origin: `//host`, `\\host`, `scheme://`, `http:`/`https:`, after leading
+    /// white space. One scan of the path's first bytes; a path that starts with non-ASCII text takes the slower
+    /// Unicode-aware check.
     static func refuseOriginChange(in path: String) throws(SimpleNetworkingError) {
+        let bytes = path.utf8
+        var index = bytes.startIndex
+        while index != bytes.endIndex, asciiWhitespace.contains(bytes[index]) { index = bytes.index(after: index) }
+        guard index != bytes.endIndex else { return }
+        let first = bytes[index]
+        if first >= 0x80 { return try refuseOriginChangeInUnicode(path) }
+        let slash = UInt8(ascii: "/")
+        let backslash = UInt8(ascii: "\\")
+        if first == backslash { throw originChange }
+        if first == slash {
+            let next = bytes.index(after: index)
+            if next != bytes.endIndex, bytes[next] == slash || bytes[next] == backslash { throw originChange }
+            return
+        }
+        guard asciiLetters.contains(first) else { return }
+        var end = index
+        while end != bytes.endIndex, schemeBytes.contains(bytes[end]) { end = bytes.index(after: end) }
+        guard end != bytes.endIndex else { return }
+        if bytes[end] >= 0x80 { return try refuseOriginChangeInUnicode(path) }
+        guard bytes[end] == UInt8(ascii: ":") else { return }
+        let scheme = String(decoding: bytes[index..<end], as: UTF8.self).asciiLowercased
+        let rest = bytes[bytes.index(after: end)...]
+        if scheme == "http" || scheme == "https" || rest.starts(with: [slash, slash]) { throw originChange }
+    }
+
+    private static let originChange = SimpleNetworkingError.invalidURL(
+        reason: "the path names another origin; use request(_:url:) to request an absolute URL on purpose")
+    private static let asciiWhitespace = ByteSet(" \t\n\r\u{0B}\u{0C}".utf8)
+    private static let asciiLetters = ByteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+    private static let schemeBytes = asciiLetters.union("0123456789+-.".utf8)
+
+    /// The same rule over Unicode text, for paths that start with non-ASCII characters.
+    private static func refuseOriginChangeInUnicode(_ path: String) throws(SimpleNetworkingError) {
         let trimmed = path.trimmingCharacters(in: .whitespacesAndNewlines)
         let lowered = trimmed.lowercased()
         let leadingSlashes = trimmed.prefix { $0 == "/" || $0 == "\\" }.count
@@ -232,10 +268,7 @@ enum URLEncoding {
         let namesScheme =
             looksLikeScheme
             && (scheme == "http" || scheme == "https" || lowered.dropFirst(scheme.count + 1).hasPrefix("//"))
-        if leadingSlashes >= 2 || trimmed.hasPrefix("\\") || namesScheme {
-            throw .invalidURL(
-                reason: "the path names another origin; use request(_:url:) to request an absolute URL on purpose")
-        }
+        if leadingSlashes >= 2 || trimmed.hasPrefix("\\") || namesScheme { throw originChange }
     }
 
     /// `path` (encoded, starting with `/`) with its dot segments resolved as RFC 3986 section 5.2.4 does, so that
@@ -399,5 +432,13 @@ enum URLEncoding {
 extension UInt8 {
     fileprivate var isHexDigit: Bool {
         (48...57).contains(self) || (65...70).contains(self) || (97...102).contains(self)
+    }
+}
+
+extension String {
+    /// This text with ASCII letters lower-cased; itself, without a copy, when it has no upper-case ASCII letter.
+    var asciiLowercased: String {
+        guard utf8.contains(where: { (65...90).contains($0) }) else { return self }
+        return String(decoding: utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

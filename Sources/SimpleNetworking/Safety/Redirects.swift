@@ -29,7 +29,10 @@ struct RedirectChain {
 
     let policy: RedirectPolicy
     let sensitiveHeaders: SensitiveData
-    let originalOrigin: Origin?
+    /// The first request of the chain; its origin and visited key are worked out only once a redirect arrives, so
+    /// an attempt without redirects pays nothing for the chain.
+    let original: URLRequest
+    private(set) lazy var originalOrigin: Origin? = original.url.flatMap(Origin.init)
     private(set) var hops = 0
     /// Set once any hop leaves the original origin; sensitive headers stay removed for the rest of the chain.
     private(set) var hasLeftOrigin = false
@@ -38,8 +41,7 @@ struct RedirectChain {
     init(original: URLRequest, policy: RedirectPolicy, sensitiveData: SensitiveData) {
         self.policy = policy
         self.sensitiveHeaders = sensitiveData
-        originalOrigin = original.url.flatMap(Origin.init)
-        visited.insert(Self.key(original))
+        self.original = original
     }
 
     /// What follows `response`, the answer to `request`.
@@ -85,6 +87,7 @@ struct RedirectChain {
         if Origin(current) != targetOrigin { next.setValue(nil, forHTTPHeaderField: "Host") }
         hasLeftOrigin = hasLeftOrigin || leaves
         if hasLeftOrigin { next.allHTTPHeaderFields = sensitiveHeaders.removingSensitive(from: next) }
+        if visited.isEmpty { visited.insert(Self.key(original)) }
         guard visited.insert(Self.key(next)).inserted else {
             throw .redirectRefused(reason: "the redirects form a loop")
         }
