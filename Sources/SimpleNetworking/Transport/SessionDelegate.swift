@@ -212,8 +212,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 }
 
 extension HTTPHeaders {
-    /// The headers of a Foundation response.
-    init(_ response: HTTPURLResponse) {
+    /// The headers of a Foundation response (package-wide, for transport-probe to measure).
+    package init(_ response: HTTPURLResponse) {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
             guard let name = name as? String else { continue }
