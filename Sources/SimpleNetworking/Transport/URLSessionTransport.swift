@@ -8,8 +8,8 @@ import Foundation
 ///
 /// The library's own session gets a delegate of the library's (``SessionDelegate``) that collects bodies, never
 /// answers authentication challenges with a credential (so a 401 reaches the handlers), never follows redirects (the
-/// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because URLSession's request timeout
-/// is an idle timer and, on Linux, sub-second values become about 1 ms.
+/// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because
+/// URLSession's request timeout is an idle timer and, on Linux, sub-second values become about 1 ms.
 final class URLSessionTransport: HTTPTransport {
     let session: URLSession
     private let delegate: SessionDelegate
@@ -50,64 +50,52 @@ final class URLSessionTransport: HTTPTransport {
     }
 
     func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
-        let handle = TaskHandle()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let pending = PendingTask(continuation: continuation, maximumBodySize: options.maximumResponseBodySize)
-                guard let task = makeTask(for: request, pending: pending) else {
-                    pending.finish(with: .failure(.transportFailed(URLError(.cancelled))))
-                    return
+        let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize)
+        pending.startDeadline(after: options.timeout) { [weak pending, delegate] in
+            guard let pending else { return }
+            delegate.stop(pending, with: .transportFailed(URLError(.timedOut)))
+        }
+        // On Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for
+        // seconds (see "URLSession on Linux" in the documentation): never on the caller's thread, which may be one of
+        // the few of Swift's cooperative pool.
+        delegate.control.async { [self] in
+            delegate.start(pending) { () -> URLSessionDataTask in
+                guard !ownsSession else { return session.dataTask(with: request) }
+                return session.dataTask(with: request) { [delegate] data, response, error in
+                    delegate.complete(pending, request: request, response: response, data: data ?? Data(), error: error)
                 }
-                let deadline = DispatchWorkItem { [delegate] in
-                    delegate.fail(task, with: .transportFailed(URLError(.timedOut)))
-                }
-                pending.arm(deadline, after: options.timeout)
-                task.resume()
-                if handle.attach(task) { delegate.fail(task, with: .cancelled) }
             }
-        } onCancel: {
-            if let task = handle.cancel() { delegate.fail(task, with: .cancelled) }
+        }
+        let result = await withTaskCancellationHandler {
+            await pending.outcome()
+        } onCancel: { [delegate] in
+            delegate.stop(pending, with: .cancelled)
         }
         return try result.get()
     }
 
-    /// Creates and registers the task, or returns `nil` when the client is closed.
-    private func makeTask(for request: URLRequest, pending: PendingTask) -> URLSessionDataTask? {
-        delegate.register(pending) { () -> URLSessionDataTask in
-            guard !ownsSession else { return session.dataTask(with: request) }
-            return session.dataTask(with: request) { [delegate] data, response, error in
-                delegate.complete(pending, response: response, data: data ?? Data(), error: error)
-            }
+    func close() {
+        guard let tasks = delegate.close() else { return }
+        // Callers in flight have been resumed with `cancelled`; what remains waits for the session's work queue on
+        // Linux, so it runs on another thread.
+        if ownsSession {
+            let session = UncheckedSession(session: session)
+            delegate.control.async { session.session.invalidateAndCancel() }
+        } else {
+            delegate.cancelInBackground(tasks)
         }
     }
 
-    func close() {
-        let tasks = delegate.close()
-        if ownsSession {
-            session.invalidateAndCancel()
-        } else {
-            for task in tasks { task.cancel() }
-        }
+    /// A client released without `close()` still invalidates its own session: `URLSession` keeps its delegate, its
+    /// connections and its descriptors until it is invalidated.
+    deinit {
+        close()
     }
 }
 
-/// The URLSession task of one `send`, shared with the cancellation handler, which may run before the task exists.
-private final class TaskHandle: Sendable {
-    private let state = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
-
-    /// Stores the task; returns `true` when cancellation already happened, so the caller cancels it now.
-    func attach(_ task: URLSessionDataTask) -> Bool {
-        state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-    }
-
-    /// Marks the send cancelled and returns the task to cancel, if it exists yet.
-    func cancel() -> URLSessionDataTask? {
-        state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-    }
+/// A session handed to another thread to be invalidated.
+///
+/// `@unchecked Sendable`: `URLSession` is thread-safe, but corelibs does not annotate it `Sendable`.
+private struct UncheckedSession: @unchecked Sendable {
+    let session: URLSession
 }
