@@ -99,7 +99,9 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .invalidRequest(let reason):
             return "Invalid request, nothing was sent: \(reason)."
         case .transportFailed(let error, _):
-            return "The request failed before a complete response arrived: \(Self.describe(error.code))."
+            let detail = error.userInfo[Self.detailKey] as? String
+            return
+                "The request failed before a complete response arrived: \(Self.describe(error.code, detail: detail))."
         case .unacceptableStatus(let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
         case .decodingFailed(let type, let reason, _):
@@ -138,6 +140,16 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
     private static func `where`(_ response: SimpleResponse) -> String {
         guard let url = response.url, let host = url.host else { return "" }
         return " for \(host)\(url.path.isEmpty ? "/" : url.path)"
+    }
+
+    /// The `userInfo` key of the library's own detail for a transport failure, such as what was malformed in a
+    /// response; the value is a phrase of the library's, never anything from the request or response.
+    static let detailKey = "SimpleNetworkingDetail"
+
+    /// The phrase for `code`, followed by `detail` when there is one.
+    static func describe(_ code: URLError.Code, detail: String?) -> String {
+        guard let detail else { return describe(code) }
+        return describe(code) + ": " + detail
     }
 
     static func describe(_ code: URLError.Code) -> String {
