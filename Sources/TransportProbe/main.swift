@@ -20,7 +20,8 @@ import SimpleNetworkingTesting
 //   timeout-bomb [timeout=1]                    .timeout against 1 GiB of gzip zeros, size limit lifted
 //   close [clients=1000]                        clients that each do one request, then close()
 //   release [clients=1000]                      the same, released without close()
-//   sequential [count=100000] [timeout=60]      sequential requests on one client, RSS at checkpoints
+//   sequential [count=100000] [timeout=60]      sequential requests on one client, RSS at checkpoints (the server
+//                                               runs in a child process, `serve`, so that only the client counts)
 //   bomb-cap [limit=10485760]                   1 GiB of gzip zeros (1 MB on the wire) against the size limit
 //   endless [limit=10485760]                    an endless chunked body against the size limit
 //   headers [count=100000]                      converts a 16-field HTTPURLResponse into HTTPHeaders count times
@@ -67,11 +68,15 @@ func timed(_ body: @Sendable () async throws(SimpleNetworkingError) -> SimpleRes
 }
 
 func client(_ server: MockServer, limit: Int = 10 * 1024 * 1024, timeout: TimeInterval = 60) -> SimpleNetworking {
+    client(server.baseURL, limit: limit, timeout: timeout)
+}
+
+func client(_ baseURL: URL, limit: Int = 10 * 1024 * 1024, timeout: TimeInterval = 60) -> SimpleNetworking {
     var configuration = SimpleNetworking.Configuration()
     configuration.retryPolicy = .never
     configuration.maximumResponseBodySize = limit
     configuration.timeout = timeout
-    return SimpleNetworking(baseURL: server.baseURL, configuration: configuration)
+    return SimpleNetworking(baseURL: baseURL, configuration: configuration)
 }
 
 func argument(_ index: Int, default value: Int) -> Int {
@@ -181,20 +186,54 @@ case "close", "release":
     }
     memory("end")
 
-case "sequential":
+case "serve":
+    // The server of `sequential`, in a process of its own: MockServer keeps every request it has read, which would
+    // otherwise count in the client's RSS. Prints its URL, then serves until its standard input closes.
+    server.route { _ in .text("ok") }
+    print(server.baseURL.absoluteString)
+    fflush(nil)  // every output stream: the parent waits for this line
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    server.shutdown()
+    exit(0)
+
+case "sequential", "sequential-raw":
     let count = argument(2, default: 100_000)
     let timeout = argument(3, default: 60.0)
-    server.route { _ in .text("ok") }
-    let api = client(server, timeout: timeout)
+    let serve = Process()
+    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    serve.arguments = ["serve"]
+    let serverOutput = Pipe()
+    let serverInput = Pipe()
+    serve.standardOutput = serverOutput
+    serve.standardInput = serverInput
+    try serve.run()
+    var line = Data()
+    while !line.contains(0x0A) {
+        let chunk = serverOutput.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        line.append(chunk)
+    }
+    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
+    guard let printed, let serverURL = URL(string: String(printed)) else { fatalError("no URL from the server") }
+    let api = client(serverURL, timeout: timeout)
+    // sequential-raw: the same requests on a plain ephemeral URLSession, for what FoundationNetworking itself keeps.
+    let raw = URLSession(configuration: .ephemeral)
+    let rawURL = serverURL.appendingPathComponent("n")
     let checkpoints: Set<Int> = [1_000, 10_000, 20_000, 50_000, 100_000, count]
     let start = Date()
     for number in 1...max(1, count) {
-        _ = try? await api.get("/n").response()
+        if scenario == "sequential-raw" {
+            _ = try? await raw.data(from: rawURL)
+        } else {
+            _ = try? await api.get("/n").response()
+        }
         if checkpoints.contains(number) {
             memory(String(format: "after %d requests (%.0f s)", number, Date().timeIntervalSince(start)))
         }
     }
     api.close()
+    try serverInput.fileHandleForWriting.close()
+    serve.waitUntilExit()
 
 case "bomb-cap", "endless":
     let limit = argument(2, default: 10 * 1024 * 1024)
