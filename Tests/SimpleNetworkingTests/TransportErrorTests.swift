@@ -68,4 +68,48 @@ struct TransportErrorTests {
         #expect(failingURL.query?.contains("page=2") == true)
         #expect(failingURL.query?.contains("access_token=") == true)
     }
+
+    /// Responses that are not valid HTTP/1.1, written byte for byte.
+    enum Malformed: String, CaseIterable, CustomTestStringConvertible {
+        case garbageStatusLine
+        case statusCodeNotANumber
+        case headerWithoutColon
+        case conflictingContentLength
+        case invalidContentLength
+
+        var bytes: Data {
+            let text: String
+            switch self {
+            case .garbageStatusLine: text = "HELLO WORLD\r\nContent-Length: 2\r\n\r\nok"
+            case .statusCodeNotANumber: text = "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\nok"
+            case .headerWithoutColon: text = "HTTP/1.1 200 OK\r\nThis is not a header\r\nContent-Length: 2\r\n\r\nok"
+            case .conflictingContentLength:
+                text = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 10\r\n\r\nok"
+            case .invalidContentLength: text = "HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\nok"
+            }
+            return Data(text.utf8)
+        }
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "A response that is not valid HTTP fails at once as badServerResponse, with a description to act on",
+        arguments: Malformed.allCases)
+    func malformedResponse(_ malformed: Malformed) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(faults: [.rawResponse(malformed.bytes)]) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let start = Date()
+        let error = await failure(of: api.get("/bad").timeout(5))
+        let elapsed = Date().timeIntervalSince(start)
+
+        #expect(error?.urlError?.code == .badServerResponse, "\(String(describing: error)) after \(elapsed) s")
+        #expect(elapsed < 2 * timeScale, "took \(elapsed) s")
+        let description = error.map { "\($0)" } ?? ""
+        #expect(description.contains("not valid HTTP"), "\(description)")
+    }
 }

@@ -149,6 +149,7 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
     /// The phrase for `code`, followed by `detail` when there is one.
     static func describe(_ code: URLError.Code, detail: String?) -> String {
         guard let detail else { return describe(code) }
+        guard code != .badServerResponse else { return "the server's response is not valid HTTP: " + detail }
         return describe(code) + ": " + detail
     }
 
@@ -159,7 +160,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .cannotFindHost, .dnsLookupFailed: return "the host name could not be resolved"
         case .networkConnectionLost: return "the connection was lost before the response was complete"
         case .notConnectedToInternet: return "there is no network connection"
-        case .badServerResponse: return "the server sent a malformed response"
+        case .badServerResponse:
+            return "the server's response is not valid HTTP, or the server closed the connection without answering"
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
             return "the secure connection could not be established (check the server's certificate)"

@@ -210,6 +210,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         guard let pending = pending(for: dataTask) else { return completionHandler(.cancel) }
         pending.response = response as? HTTPURLResponse
+        if let response = pending.response, let problem = Malformed.framing(of: response) {
+            // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
+            stop(pending, with: .transportFailed(problem.error(for: dataTask.originalRequest)))
+            return completionHandler(.cancel)
+        }
         if let response = pending.response, Self.declaredLength(of: response, for: dataTask) > pending.maximumBodySize {
             // Linux ignores `.cancel` here and downloads the body anyway, so the task is cancelled directly (see
             // "URLSession on Linux" in the documentation).
@@ -293,9 +298,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let error {
             var urlError = error as? URLError ?? URLError(.unknown)
             #if canImport(FoundationNetworking)
-                // libcurl's "transfer closed with N bytes remaining" (a body cut short after the headers) arrives as
-                // .unknown on Linux; Apple platforms report it as a lost connection, and so does the library.
-                if urlError.code == .unknown, pending.response != nil { urlError = URLError(.networkConnectionLost) }
+                urlError = corrected(urlError, afterResponse: pending.response != nil, request: request)
             #endif
             return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(urlError))
         }
@@ -306,6 +309,79 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             SimpleResponse(
                 statusCode: response.statusCode, headers: HTTPHeaders(response), body: pending.body,
                 url: response.url))
+    }
+}
+
+#if canImport(FoundationNetworking)
+    /// libcurl's failures as Apple platforms report them, where FoundationNetworking's codes mislead (see "URLSession
+    /// on Linux" in the documentation).
+    private func corrected(_ error: URLError, afterResponse: Bool, request: URLRequest?) -> URLError {
+        switch error.code {
+        case .unknown where afterResponse:
+            // libcurl's "transfer closed with N bytes remaining": a body cut short after the headers.
+            return URLError(.networkConnectionLost, userInfo: Malformed.failingURL(request))
+        case .unsupportedURL where ["http", "https"].contains(request?.url?.scheme?.lowercased()):
+            // libcurl's "unsupported protocol" for an http URL means the reply did not start with an HTTP status line.
+            return Malformed.statusLine.error(for: request)
+        case .unknown
+        where (error.userInfo[NSLocalizedDescriptionKey] as? String)?.lowercased().contains("header") == true:
+            // libcurl's "Header without colon", "Nul byte in header", "Too large response headers", ...
+            return Malformed.headers.error(for: request)
+        default:
+            return error
+        }
+    }
+#endif
+
+/// What can make a response invalid HTTP, with the library's words for it.
+enum Malformed {
+    case statusLine, headers, conflictingLength, invalidLength
+
+    /// The library's detail for the error's description: what is wrong, and where to look.
+    var detail: String {
+        switch self {
+        case .statusLine:
+            return "its status line is not HTTP/1.x and a three-digit status "
+                + "(does the port serve plain HTTP, not TLS or another protocol?)"
+        case .headers:
+            return "its header section could not be read "
+                + "(a line without a colon, a NUL byte, or more header bytes than libcurl accepts)"
+        case .conflictingLength:
+            return "it has Content-Length fields that disagree, so where its body ends is unknown"
+        case .invalidLength:
+            return "its Content-Length is not a decimal number, so where its body ends is unknown"
+        }
+    }
+
+    /// `URLError(.badServerResponse)` with this problem as the library's detail, and the failing URL.
+    func error(for request: URLRequest?) -> URLError {
+        var userInfo = Self.failingURL(request)
+        userInfo[SimpleNetworkingError.detailKey] = detail
+        return URLError(.badServerResponse, userInfo: userInfo)
+    }
+
+    static func failingURL(_ request: URLRequest?) -> [String: Any] {
+        guard let url = request?.url else { return [:] }
+        return [NSURLErrorFailingURLErrorKey: url]
+    }
+
+    /// The problem with how `response` delimits its body, if any (RFC 9112, section 6.3): every `Content-Length`
+    /// value must be a decimal number, and repeated values must agree. `Transfer-Encoding` overrides it.
+    static func framing(of response: HTTPURLResponse) -> Malformed? {
+        guard response.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
+            let length = response.value(forHTTPHeaderField: "Content-Length")
+        else { return nil }
+        // Repeated fields arrive joined with ", ".
+        let values = length.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let numbers = values.compactMap { value -> String? in
+            guard !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            let digits = value.drop { $0 == "0" }
+            return digits.isEmpty ? "0" : String(digits)
+        }
+        guard numbers.count == values.count else { return .invalidLength }
+        return Set(numbers).count == 1 ? nil : .conflictingLength
     }
 }
 
