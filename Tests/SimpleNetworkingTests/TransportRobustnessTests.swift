@@ -33,6 +33,17 @@ struct BusyTransportTests {
         let elapsed = try #require(result.seconds)
         #expect(elapsed < 1 * timeScale, "took \(elapsed) s")
     }
+
+    @Test(
+        "1 GiB of gzip zeros (1 MB on the wire) fails with responseTooLarge within 1 s under the default 10 MiB limit")
+    func bombFailsFast() async throws {
+        let result = try await Probe.run(["bomb-cap", "10485760", "0"])
+
+        #expect(result["outcome"] == "responseTooLarge", "\(result)")
+        // Alone: about 0.05 s; before the caller was resumed first, it waited for libcurl to decode (3-7 s).
+        let elapsed = try #require(result.seconds)
+        #expect(elapsed < 1 * timeScale, "took \(elapsed) s")
+    }
 }
 
 /// Runs `transport-probe`, built next to the test bundle, and returns the `key: value` lines it prints.
@@ -101,4 +112,56 @@ private struct UncheckedProcess: @unchecked Sendable {
 extension [String: String] {
     /// The probe's `elapsed-seconds`.
     var seconds: TimeInterval? { self["elapsed-seconds"].flatMap(TimeInterval.init) }
+}
+
+/// Nothing of a client outlives it: its session (with its connections and descriptors) is released once the client is
+/// closed or released, whatever timeout its requests had.
+@Suite("Transport lifetime")
+struct TransportLifetimeTests {
+    /// A weak reference that can cross into a polling closure.
+    final class WeakSession: @unchecked Sendable {
+        // @unchecked Sendable: written once before it is shared; a weak load is atomic.
+        weak var session: URLSession?
+    }
+
+    /// A client of `server` whose session `watch` observes, after one request with the default 60 s timeout.
+    static func clientAfterOneRequest(_ server: MockServer, watch: WeakSession) async throws -> SimpleNetworking {
+        let api = makeLoopbackClient(server)
+        _ = try await api.get("/one").response()
+        let transport = try #require(api.transport as? URLSessionTransport)
+        watch.session = transport.session
+        return api
+    }
+
+    @Test("close() releases the session at once, though the request's 60 s timeout has not passed")
+    func closeReleasesSession() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let watch = WeakSession()
+        var api: SimpleNetworking? = try await Self.clientAfterOneRequest(server, watch: watch)
+        #expect(watch.session != nil)
+
+        api?.close()
+        api = nil
+
+        // Before, the deadline work item kept the task, and so the session, for the whole 60 s.
+        #expect(await eventually(timeout: 5 * timeScale) { watch.session == nil })
+    }
+
+    @Test("A client released without close() invalidates and releases its own session")
+    func releaseInvalidatesSession() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let watch = WeakSession()
+        var api: SimpleNetworking? = try await Self.clientAfterOneRequest(server, watch: watch)
+        #expect(watch.session != nil)
+
+        api = nil
+
+        // Before, nothing invalidated it: URLSession keeps itself and its delegate until invalidated.
+        #expect(api == nil)
+        #expect(await eventually(timeout: 5 * timeScale) { watch.session == nil })
+    }
 }

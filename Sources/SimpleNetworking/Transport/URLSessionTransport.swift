@@ -10,8 +10,9 @@ import Foundation
 /// answers authentication challenges with a credential (so a 401 reaches the handlers), never follows redirects (the
 /// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because
 /// URLSession's request timeout is an idle timer and, on Linux, sub-second values become about 1 ms.
-final class URLSessionTransport: HTTPTransport {
-    let session: URLSession
+package final class URLSessionTransport: HTTPTransport {
+    /// The session (package-wide, so tests can watch it being released).
+    package let session: URLSession
     private let delegate: SessionDelegate
     private let ownsSession: Bool
 
@@ -26,8 +27,21 @@ final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.urlCredentialStorage = nil
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(for: configuration.timeout)
         delegate = SessionDelegate()
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        session = URLSession(
+            configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
         ownsSession = true
+    }
+
+    /// The queue the session calls its delegate on: serial, and on Linux bounded (see ``BoundedDelegateQueue``).
+    private static func makeDelegateQueue() -> OperationQueue {
+        #if canImport(FoundationNetworking)
+            let queue = BoundedDelegateQueue()
+        #else
+            let queue = OperationQueue()
+        #endif
+        queue.name = "SimpleNetworking.delegate"
+        queue.maxConcurrentOperationCount = 1
+        return queue
     }
 
     /// A session the caller made, used as it is.
@@ -49,7 +63,9 @@ final class URLSessionTransport: HTTPTransport {
         #endif
     }
 
-    func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
+    package func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+        -> SimpleResponse
+    {
         let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize)
         pending.startDeadline(after: options.timeout) { [weak pending, delegate] in
             guard let pending else { return }
@@ -74,7 +90,7 @@ final class URLSessionTransport: HTTPTransport {
         return try result.get()
     }
 
-    func close() {
+    package func close() {
         guard let tasks = delegate.close() else { return }
         // Callers in flight have been resumed with `cancelled`; what remains waits for the session's work queue on
         // Linux, so it runs on another thread.
@@ -99,3 +115,65 @@ final class URLSessionTransport: HTTPTransport {
 private struct UncheckedSession: @unchecked Sendable {
     let session: URLSession
 }
+
+#if canImport(FoundationNetworking)
+    /// A delegate queue that holds libcurl back while it is too far ahead.
+    ///
+    /// FoundationNetworking hands every chunk of a body to the delegate queue as an operation, from the work queue
+    /// libcurl runs on, without waiting. libcurl decodes faster than the queue runs operations, and once the library
+    /// has stopped an attempt it cannot stop libcurl until its current pass ends (`URLSessionTask.cancel()` waits for
+    /// the work queue; a compression bomb decodes in one pass, and a body that keeps arriving faster than libcurl reads
+    /// it never lets the pass end): the queued chunks were the memory a size limit did not bound. Here the work queue
+    /// waits while `limit` operations are queued, so at most `limit` chunks (16 KiB each) wait in memory.
+    ///
+    /// The wait is bounded by `patience`: a delegate callback that itself waited for the work queue would otherwise
+    /// deadlock with it; the library's never do. See "URLSession on Linux" in the documentation.
+    final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+        // @unchecked Sendable: OperationQueue is thread-safe, and `gate` is.
+        private let gate: Gate
+
+        init(limit: Int = 64, patience: TimeInterval = 0.1) {
+            gate = Gate(limit: limit, patience: patience)
+            super.init()
+        }
+
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            let gate = gate
+            gate.enter()
+            super.addOperation {
+                block()
+                gate.leave()
+            }
+        }
+
+        /// Counts the operations queued and holds back who adds one past the limit, for `patience` at most.
+        private final class Gate: @unchecked Sendable {
+            // @unchecked Sendable: `queued` is only touched with `condition` locked. Not a semaphore: libdispatch
+            // traps when one is released below its initial value, as it would be with operations never run.
+            private let condition = NSCondition()
+            private var queued = 0
+            private let limit: Int
+            private let patience: TimeInterval
+
+            init(limit: Int, patience: TimeInterval) {
+                self.limit = limit
+                self.patience = patience
+            }
+
+            func enter() {
+                condition.lock()
+                let deadline = Date(timeIntervalSinceNow: patience)
+                while queued >= limit, condition.wait(until: deadline) {}
+                queued += 1
+                condition.unlock()
+            }
+
+            func leave() {
+                condition.lock()
+                queued -= 1
+                condition.signal()
+                condition.unlock()
+            }
+        }
+    }
+#endif
