@@ -22,8 +22,10 @@ import SimpleNetworkingTesting
 //   release [clients=1000]                      the same, released without close()
 //   sequential [count=100000] [timeout=60]      sequential requests on one client, RSS at checkpoints (the server
 //                                               runs in a child process, `serve`, so that only the client counts)
-//   bomb-cap [limit=10485760]                   1 GiB of gzip zeros (1 MB on the wire) against the size limit
-//   endless [limit=10485760]                    an endless chunked body against the size limit
+//   bomb-cap [limit=10485760] [watch=8]         1 GiB of gzip zeros (1 MB on the wire) against the size limit,
+//                                               then RSS for `watch` seconds while the platform winds down
+//   endless [limit=10485760] [watch=8]          an endless chunked body against the size limit
+//   download [megabytes=256]                    throughput of a large plain body
 //   headers [count=100000]                      converts a 16-field HTTPURLResponse into HTTPHeaders count times
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
@@ -254,9 +256,29 @@ case "bomb-cap", "endless":
     report("outcome", outcome)
     report("elapsed-seconds", String(format: "%.3f", elapsed))
     memory("at the error")
-    try? await Task.sleep(nanoseconds: 3_000_000_000)
-    memory("3 s later")
+    // What the platform still does after the caller has its error: decoding, queueing, cancelling.
+    let window = argument(3, default: 8.0)
+    var waited = 0.0
+    for wait in [0.5, 0.5, 1, 2, 4] where waited + wait <= window {
+        try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+        waited += wait
+        memory(String(format: "%.1f s later", waited))
+    }
     report("peak above baseline", megabytes(status("VmHWM") - before))
+    api.close()
+
+case "download":
+    // Throughput of a large plain body, to check that holding libcurl back costs nothing when the delegate keeps up.
+    let megabytes = argument(2, default: 256)
+    let chunk = Data(repeating: 0x61, count: 1024 * 1024)
+    server.route { _ in MockResponse(body: chunk, faults: [.repeatBody(megabytes)]) }
+    let api = client(server, limit: .max)
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        try await api.get("/download").response()
+    }
+    report("outcome", outcome)
+    report("elapsed-seconds", String(format: "%.3f", elapsed))
+    report("throughput", String(format: "%.0f MB/s", Double(megabytes) / elapsed))
     api.close()
 
 case "headers":
