@@ -59,6 +59,9 @@ public enum SimpleNetworkingError: Error, Sendable {
     public var statusCode: Int? { response?.statusCode }
 
     /// The underlying `URLError` of a transport failure.
+    ///
+    /// For failures of the library's requests it is rebuilt from what is safe to keep: the code, the library's
+    /// description, and a `failingURL` without user info and with the values of sensitive query parameters replaced.
     public var urlError: URLError? {
         if case .transportFailed(let error, _) = self { return error }
         return nil

@@ -227,8 +227,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let pending = pending(for: dataTask) else { return }
         // Counted on decoded bytes: both platforms decompress before this call (on Linux every encoding libcurl
-        // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so a compression bomb
-        // stops within one chunk of the limit.
+        // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so the caller of a
+        // compression bomb gets its error within one chunk of the limit; libcurl stops when its current pass ends.
         guard data.count <= pending.maximumBodySize - pending.body.count else {
             return stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
         }
