@@ -16,7 +16,17 @@ let package = Package(
             name: "SimpleNetworkingDemo",
             dependencies: ["SimpleNetworking", "SimpleNetworkingTesting"]
         ),
-        .testTarget(name: "SimpleNetworkingTests", dependencies: ["SimpleNetworking", "SimpleNetworkingTesting"]),
+        // Measures timing, memory and descriptors in a process of its own; internal, not a product.
+        .executableTarget(
+            name: "transport-probe",
+            dependencies: ["SimpleNetworking", "SimpleNetworkingTesting"],
+            path: "Sources/TransportProbe"
+        ),
+        .testTarget(
+            name: "SimpleNetworkingTests",
+            // transport-probe: built for the tests that run it in a process of their own (ProbeTests).
+            dependencies: ["SimpleNetworking", "SimpleNetworkingTesting", "transport-probe"]
+        ),
         .testTarget(name: "SimpleNetworkingTestingTests", dependencies: ["SimpleNetworkingTesting"]),
     ],
     swiftLanguageModes: [.v6]

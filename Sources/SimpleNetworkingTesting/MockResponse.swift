@@ -2,8 +2,9 @@ import Foundation
 
 /// A misbehaviour the mock server applies while writing a response, to exercise client error handling.
 ///
-/// Several faults can be combined; they apply in this order: `delayHeaders`, status line and headers,
-/// `dropBeforeBody`, `delayBody`, then the body (paced by `drip`, cut short by `dropAfterBodyBytes`).
+/// Several faults can be combined; they apply in this order: `delayHeaders`, status line and headers (or
+/// `rawResponse` instead of the whole response), `dropBeforeBody`, `delayBody`, then the body (sent `repeatBody`
+/// times, paced by `drip`, cut short by `dropAfterBodyBytes`).
 public enum MockFault: Sendable, Equatable {
     /// Sleeps for the given number of seconds before writing anything.
     case delayHeaders(TimeInterval)
@@ -21,6 +22,14 @@ public enum MockFault: Sendable, Equatable {
     case drip(bytes: Int, interval: TimeInterval)
     /// Reads the request (it is still recorded), then closes the connection without writing anything.
     case closeWithoutResponse
+    /// Writes these bytes exactly, instead of the status line, headers and body, for responses that are not valid
+    /// HTTP (a garbage status line, a malformed header, conflicting `Content-Length`). The connection then stays open,
+    /// as after any keep-alive response, until the client closes it or the server shuts down.
+    case rawResponse(Data)
+    /// Sends the body this many times in a row, as one body; `Content-Length` counts every copy. With a chunked
+    /// response each copy is its own chunk, and `.repeatBody(.max)` is a body that never ends (until the client
+    /// closes the connection or the server shuts down), for testing size limits without holding the body in memory.
+    case repeatBody(Int)
 }
 
 /// A canned HTTP response that the mock server writes for one request.

@@ -51,6 +51,9 @@ extension MockServerCore {
         for case .delayHeaders(let seconds) in faults {
             guard pause(seconds) else { return false }
         }
+        for case .rawResponse(let bytes) in faults {
+            return MockServerSocket.sendAll(fd, bytes) && keepAlive
+        }
 
         var headers = response.headers
         func has(_ name: String) -> Bool { headers.contains { $0.name.lowercased() == name } }
@@ -58,7 +61,9 @@ extension MockServerCore {
         if allowsBody && response.chunked {
             if !has("transfer-encoding") { headers.append(("Transfer-Encoding", "chunked")) }
         } else if allowsBody && !has("content-length") {
-            headers.append(("Content-Length", String(response.body.count)))
+            let copies = response.faults.lazy.compactMap(\.repeatedBodyCount).first ?? 1
+            let (length, overflow) = response.body.count.multipliedReportingOverflow(by: copies)
+            headers.append(("Content-Length", String(overflow ? .max : length)))
         }
         let closeRequested = headers.contains { header in
             header.name.lowercased() == "connection"
@@ -81,7 +86,7 @@ extension MockServerCore {
         return writeBody(of: response, to: fd) && canContinue
     }
 
-    /// Writes the body on the wire, paced by `drip` and cut short by `dropAfterBodyBytes`.
+    /// Writes the body on the wire, `repeatBody` times, paced by `drip` and cut short by `dropAfterBodyBytes`.
     /// - Returns: `false` if the connection must be closed.
     private func writeBody(of response: MockResponse, to fd: Int32) -> Bool {
         var sliceSize = Int.max
@@ -98,25 +103,41 @@ extension MockServerCore {
                 break
             }
         }
+        let copies = max(0, response.faults.lazy.compactMap(\.repeatedBodyCount).first ?? 1)
         let body = [UInt8](response.body)
-        var segments: [[UInt8]] = stride(from: 0, to: body.count, by: min(sliceSize, max(1, body.count))).map {
-            Array(body[$0..<min($0 + sliceSize, body.count)])
-        }
-        if response.chunked {
-            segments = segments.map { Array(String($0.count, radix: 16).utf8) + [0x0D, 0x0A] + $0 + [0x0D, 0x0A] }
-            segments.append(Array("0\r\n\r\n".utf8))
-        }
+        let step = min(sliceSize, max(1, body.count))
         var sent = 0
-        for (number, segment) in segments.enumerated() {
-            if number > 0 && interval > 0 {
-                guard pause(interval) else { return false }
-            }
+        var first = true
+        /// Sends one segment; `nil` to go on, or the result of the whole body.
+        func send(_ segment: [UInt8]) -> Bool? {
             if let limit, sent + segment.count >= limit {
                 MockServerSocket.sendAll(fd, segment.prefix(limit - sent))
                 return false
             }
             guard MockServerSocket.sendAll(fd, segment) else { return false }
             sent += segment.count
+            return nil
+        }
+        var copy = 0
+        while copy < copies && !body.isEmpty {
+            copy += 1
+            for start in stride(from: 0, to: body.count, by: step) {
+                if !first && interval > 0 {
+                    guard pause(interval) else { return false }
+                }
+                first = false
+                let slice = body[start..<min(start + step, body.count)]
+                let segment =
+                    response.chunked
+                    ? Array(String(slice.count, radix: 16).utf8) + [0x0D, 0x0A] + slice + [0x0D, 0x0A] : Array(slice)
+                if let result = send(segment) { return result }
+            }
+        }
+        if response.chunked {
+            if !first && interval > 0 {
+                guard pause(interval) else { return false }
+            }
+            if let result = send(Array("0\r\n\r\n".utf8)) { return result }
         }
         return limit == nil
     }
@@ -138,5 +159,13 @@ extension MockServerCore {
                 guard let bytes = MockServerSocket.receive(fd, capacity: 64 * 1024), !bytes.isEmpty else { return }
             }
         }
+    }
+}
+
+extension MockFault {
+    /// The count of a `repeatBody` fault.
+    fileprivate var repeatedBodyCount: Int? {
+        if case .repeatBody(let count) = self { return count }
+        return nil
     }
 }

@@ -219,7 +219,7 @@ struct LoopbackTransportTests {
         arguments: [
             // The server would answer long after the upper bound below, so a timeout that fires late still fails.
             LoopbackTiming(timeout: 0.5, serverDelay: 12, timesOut: true),
-            LoopbackTiming(timeout: 0.5, serverDelay: 0.2, timesOut: false),
+            LoopbackTiming(timeout: 0.9, serverDelay: 0.1, timesOut: false),
         ])
     func subSecondTimeout(timing: LoopbackTiming) async throws {
         let server = try MockServer()

@@ -196,7 +196,7 @@ enum SecretScenario: String, CaseIterable, Sendable, CustomTestStringConvertible
         case .responseTooLarge: request.maximumResponseBodySize(16)
         case .redirectRefused: request.redirects(.sameOrigin)
         case .tooManyRedirects: request.redirects(.follow(limit: 1))
-        case .timeout: request.timeout(0.2)
+        case .timeout: request.timeout(1)  // long enough for the request to reach a busy server
         case .deadlineExceeded: request.deadline(1)  // long enough for the request to reach a busy server
         case .invalidRequest: request.header("X-Api-Key", "\(marker)-api-key\r\nX-Injected: 1")
         case .decodingFailed, .unacceptableStatus, .connectionRefused, .invalidURL, .authenticationFailed: request

@@ -33,6 +33,8 @@ extension SimpleNetworking {
                 response = try await transport.send(current, options: hopOptions)
                 try receiveHop(response, for: current, options: options, requestID: requestID)
             } catch {
+                // The platform error of a transport failure keeps the URL with its secrets: see `redact(_:)`.
+                let error = sensitiveData.redact(error)
                 emit(.failed(error), for: current, requestID: requestID)
                 throw error
             }

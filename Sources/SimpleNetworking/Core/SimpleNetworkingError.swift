@@ -62,6 +62,9 @@ public enum SimpleNetworkingError: Error, Sendable {
     public var statusCode: Int? { response?.statusCode }
 
     /// The underlying `URLError` of a transport failure.
+    ///
+    /// For failures of the library's requests it is rebuilt from what is safe to keep: the code, the library's
+    /// description, and a `failingURL` without user info and with the values of sensitive query parameters replaced.
     public var urlError: URLError? {
         if case .transportFailed(let error, _) = self { return error }
         return nil
@@ -102,7 +105,9 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .invalidRequest(let reason):
             return "Invalid request, nothing was sent: \(reason)."
         case .transportFailed(let error, _):
-            return "The request failed before a complete response arrived: \(Self.describe(error.code))."
+            let detail = error.userInfo[Self.detailKey] as? String
+            return
+                "The request failed before a complete response arrived: \(Self.describe(error.code, detail: detail))."
         case .unacceptableStatus(let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
         case .decodingFailed(let type, let reason, _):
@@ -143,6 +148,17 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         return " for \(host)\(url.path.isEmpty ? "/" : url.path)"
     }
 
+    /// The `userInfo` key of the library's own detail for a transport failure, such as what was malformed in a
+    /// response; the value is a phrase of the library's, never anything from the request or response.
+    static let detailKey = "SimpleNetworkingDetail"
+
+    /// The phrase for `code`, followed by `detail` when there is one.
+    static func describe(_ code: URLError.Code, detail: String?) -> String {
+        guard let detail else { return describe(code) }
+        guard code != .badServerResponse else { return "the server's response is not valid HTTP: " + detail }
+        return describe(code) + ": " + detail
+    }
+
     static func describe(_ code: URLError.Code) -> String {
         switch code {
         case .timedOut: return "the request timed out"
@@ -150,7 +166,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .cannotFindHost, .dnsLookupFailed: return "the host name could not be resolved"
         case .networkConnectionLost: return "the connection was lost before the response was complete"
         case .notConnectedToInternet: return "there is no network connection"
-        case .badServerResponse: return "the server sent a malformed response"
+        case .badServerResponse:
+            return "the server's response is not valid HTTP, or the server closed the connection without answering"
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
             return "the secure connection could not be established (check the server's certificate)"

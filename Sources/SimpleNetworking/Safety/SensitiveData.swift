@@ -77,13 +77,44 @@ struct SensitiveData: Sendable {
         return text
     }
 
-    /// A `name=value&...` string with the values of sensitive parameters replaced.
-    func redact(query: String) -> String {
+    /// A `name=value&...` string with the values of sensitive parameters replaced by `placeholder`.
+    func redact(query: String, placeholder: String = Self.placeholder) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = pair[..<equals].replacingOccurrences(of: "+", with: " ")
-            return isSensitive(parameter: name) ? pair[..<equals] + "=" + Self.placeholder : String(pair)
+            return isSensitive(parameter: name) ? pair[..<equals] + "=" + placeholder : String(pair)
         }.joined(separator: "&")
+    }
+
+    /// `url` as a URL that is safe to keep: no user info or fragment, and the values of sensitive query parameters
+    /// replaced with `<redacted>` (percent-encoded); `nil` when it cannot be taken apart.
+    func redactedURL(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.user = nil
+        components.password = nil
+        components.fragment = nil
+        if let query = components.percentEncodedQuery {
+            components.percentEncodedQuery = redact(query: query, placeholder: "%3Credacted%3E")
+        }
+        return components.url
+    }
+
+    /// `error` with the platform error of a transport failure rebuilt from what is safe to keep.
+    ///
+    /// A URLError from URLSession keeps the failing URL, with its user info and every query value, in its
+    /// `userInfo` and in an underlying error, where `dump` and `String(reflecting:)` show them. The kept error has the
+    /// same code, the failing URL redacted by ``redactedURL(_:)``, the library's description, and its detail for a
+    /// malformed response; nothing else.
+    func redact(_ error: SimpleNetworkingError) -> SimpleNetworkingError {
+        guard case .transportFailed(let urlError, let attempts) = error else { return error }
+        var userInfo: [String: Any] = [:]
+        let detail = urlError.userInfo[SimpleNetworkingError.detailKey] as? String
+        if let detail { userInfo[SimpleNetworkingError.detailKey] = detail }
+        userInfo[NSLocalizedDescriptionKey] = SimpleNetworkingError.describe(urlError.code, detail: detail)
+        if let failingURL = urlError.failingURL, let safe = redactedURL(failingURL) {
+            userInfo[NSURLErrorFailingURLErrorKey] = safe
+        }
+        return .transportFailed(URLError(urlError.code, userInfo: userInfo), attempts: attempts)
     }
 
     /// A JSON value with the values of sensitive keys replaced, at any depth.

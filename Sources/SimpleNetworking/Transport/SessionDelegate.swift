@@ -4,13 +4,31 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One attempt in flight: its continuation, the body so far, and why it failed if the library stopped it.
+/// One attempt in flight: the caller waiting for it, its URLSession task and deadline timer once they exist, the body
+/// so far, and why it failed if the library stopped it.
+///
+/// The caller is resumed the moment the attempt ends, by whichever comes first: the response, a failure, the deadline,
+/// cancellation or the size limit. Cancelling the URLSession task comes afterwards and off the caller's path, because
+/// on Linux `URLSessionTask.cancel()` waits for the session's work queue, which libcurl can keep busy for seconds (see
+/// "URLSession on Linux" in the documentation). Nothing of an attempt outlives it: the timer is cancelled, and with it
+/// released, when the attempt ends.
 final class PendingTask: @unchecked Sendable {
     // @unchecked Sendable: `response`, `body` and `declinedChallenge` are only touched on the session's serial
-    // delegate queue; whether it finished and its deadline timer are behind `ending`'s lock, so the continuation is
-    // resumed at most once and a timer armed after the end is cancelled at once.
-    private let continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>
-    private let ending = Locked<(finished: Bool, deadline: DeadlineTimer?)>((false, nil))
+    // delegate queue; everything else is in `state`, behind its lock, so the caller is resumed exactly once.
+    typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
+
+    private struct State: @unchecked Sendable {
+        // @unchecked Sendable: URLSessionDataTask and DispatchSourceTimer are safe to use from any thread (the task's
+        // methods run on its own queues, a timer may be cancelled from anywhere) but corelibs does not annotate them.
+        var ended = false
+        var continuation: CheckedContinuation<Outcome, Never>?
+        /// The outcome of an attempt that ended before its caller started waiting.
+        var early: Outcome?
+        var task: URLSessionDataTask?
+        var timer: (any DispatchSourceTimer)?
+    }
+
+    private let state = Locked(State())
     /// The largest body accepted, counted after decompression.
     let maximumBodySize: Int
     var response: HTTPURLResponse?
@@ -18,41 +36,77 @@ final class PendingTask: @unchecked Sendable {
     /// The 401 or 407 of an authentication challenge the library declined (Linux only, see `didReceive challenge`).
     var declinedChallenge: HTTPURLResponse?
 
-    init(
-        continuation: CheckedContinuation<Result<SimpleResponse, SimpleNetworkingError>, Never>,
-        maximumBodySize: Int = .max
-    ) {
-        self.continuation = continuation
+    /// The queue every deadline fires on. Its own serial queue, not a global one: the global queues have as many
+    /// threads as cores, and code elsewhere that blocks them must not delay a timeout. Handlers never block.
+    private static let deadlines = DispatchQueue(label: "SimpleNetworking.deadlines")
+
+    init(maximumBodySize: Int = .max) {
         self.maximumBodySize = maximumBodySize
     }
 
-    /// Schedules `timer` to run after `seconds`, unless the attempt has already finished.
-    func arm(_ timer: DispatchWorkItem, after seconds: TimeInterval) {
-        let armed = ending.withLock { ending in
-            guard !ending.finished else { return false }
-            ending.deadline = DeadlineTimer(item: timer)
-            return true
+    /// Waits until the attempt ends and returns how.
+    func outcome() async -> Outcome {
+        await withCheckedContinuation { continuation in
+            let early = state.withLock { state -> Outcome? in
+                if !state.ended { state.continuation = continuation }
+                defer { state.early = nil }
+                return state.early
+            }
+            if let early { continuation.resume(returning: early) }
         }
-        if armed { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer) }
     }
 
-    func finish(with result: Result<SimpleResponse, SimpleNetworkingError>) {
-        let (first, deadline) = ending.withLock { ending in
-            defer { ending = (true, nil) }
-            return (!ending.finished, ending.deadline)
+    /// Whether the attempt has ended.
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
+    /// Starts the deadline: `expire` runs after `seconds` unless the attempt has ended by then.
+    func startDeadline(after seconds: TimeInterval, _ expire: @escaping @Sendable () -> Void) {
+        let timer = DispatchSource.makeTimerSource(queue: Self.deadlines)
+        timer.setEventHandler(handler: expire)
+        // Clamped so that the conversion to nanoseconds cannot overflow; a year is as good as never here.
+        timer.schedule(deadline: .now() + min(max(0, seconds), 365 * 86_400))
+        let armed = state.withLock { state in
+            guard !state.ended else { return false }
+            state.timer = timer
+            return true
         }
-        deadline?.item.cancel()
-        guard first else { return }
-        continuation.resume(returning: result)
+        timer.resume()
+        if !armed { timer.cancel() }
+    }
+
+    /// Records the attempt's task; `false` when the attempt has already ended, so the task must not run.
+    func attach(_ task: URLSessionDataTask) -> Bool {
+        state.withLock { state in
+            guard !state.ended else { return false }
+            state.task = task
+            return true
+        }
+    }
+
+    /// Ends the attempt with `result` and resumes the caller, unless it has already ended. The deadline timer is
+    /// cancelled, which releases it and everything its handler holds.
+    /// - Returns: Whether this call ended it, and its task if one was attached (to be cancelled unless it completed).
+    @discardableResult
+    func finish(with result: Outcome) -> (ended: Bool, task: URLSessionDataTask?) {
+        let ending = state.withLock { state -> State? in
+            guard !state.ended else { return nil }
+            let before = state
+            state = State(ended: true, early: before.continuation == nil ? result : nil)
+            return before
+        }
+        guard let ending else { return (false, nil) }
+        ending.timer?.cancel()
+        ending.continuation?.resume(returning: result)
+        return (true, ending.task)
     }
 }
 
-/// An attempt's deadline timer, kept under a lock and cancelled from any thread.
+/// Tasks handed to another thread to be cancelled.
 ///
-/// `@unchecked Sendable`: `DispatchWorkItem` is thread-safe (its `cancel()` may be called from any thread) but is not
-/// annotated `Sendable` in corelibs Dispatch.
-private struct DeadlineTimer: @unchecked Sendable {
-    let item: DispatchWorkItem
+/// `@unchecked Sendable`: `URLSessionTask.cancel()` may be called from any thread, but corelibs does not annotate the
+/// class `Sendable`.
+private struct UncheckedTasks: @unchecked Sendable {
+    let tasks: [URLSessionDataTask]
 }
 
 /// The session-level delegate of the library's own session (per-task delegates are never asked about redirects on
@@ -60,49 +114,92 @@ private struct DeadlineTimer: @unchecked Sendable {
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable: all mutable state is in `registry`, behind its lock.
     private struct Registry {
-        var pending: [Int: (task: URLSessionDataTask, pending: PendingTask)] = [:]
+        var pending: [Int: PendingTask] = [:]
         var closed = false
     }
 
     private let registry = Locked(Registry())
+    /// Where the work that waits for the session's work queue runs (creating, resuming and cancelling tasks,
+    /// invalidating the session): on Linux each of those waits while libcurl is busy, for seconds at worst. A serial
+    /// queue of its own gets its own thread when it blocks; a global queue has as many threads as cores, and blocking
+    /// them would hold up every client in the process.
+    let control = DispatchQueue(label: "SimpleNetworking.session-control")
 
-    /// Creates the task with `makeTask` and registers it; `nil` once the session is closed.
-    func register(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) -> URLSessionDataTask? {
-        registry.withLock { registry in
-            guard !registry.closed else { return nil }
+    /// Creates the attempt's task with `makeTask`, registers it and starts it; ends the attempt with a transport
+    /// failure once the session is closed.
+    ///
+    /// Call it on ``control``, never on the caller's thread: on Linux creating and resuming a task wait for the
+    /// session's work queue, which libcurl can keep busy for seconds.
+    func start(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) {
+        let task = registry.withLock { registry -> URLSessionDataTask? in
+            // Creating a task on an invalidated session traps on Linux, so `closed` and creation share the lock.
+            guard !registry.closed, !pending.hasEnded else { return nil }
             let task = makeTask()
-            registry.pending[task.taskIdentifier] = (task, pending)
+            registry.pending[task.taskIdentifier] = pending
             return task
         }
-    }
-
-    /// Marks the session closed and returns the tasks still in flight.
-    func close() -> [URLSessionDataTask] {
-        registry.withLock { registry in
-            registry.closed = true
-            return registry.pending.values.map(\.task)
+        guard let task else {
+            pending.finish(with: .failure(.transportFailed(URLError(.cancelled))))
+            return
         }
+        guard pending.attach(task) else {
+            // Ended (timed out or cancelled) while the task was being made: it never runs.
+            forget(task, of: pending)
+            task.cancel()
+            return
+        }
+        task.resume()
     }
 
-    /// Ends an attempt early with `error` (timeout, cancellation, size limit) and cancels its task.
-    func fail(_ task: URLSessionTask, with error: SimpleNetworkingError) {
-        let pending = registry.withLock { $0.pending.removeValue(forKey: task.taskIdentifier)?.pending }
-        task.cancel()
-        pending?.finish(with: .failure(error))
+    /// Marks the session closed and ends every attempt in flight with `cancelled`.
+    /// - Returns: The tasks to cancel, or `nil` when the session was already closed.
+    func close() -> [URLSessionDataTask]? {
+        let attempts = registry.withLock { registry -> [PendingTask]? in
+            guard !registry.closed else { return nil }
+            registry.closed = true
+            defer { registry.pending = [:] }
+            return Array(registry.pending.values)
+        }
+        return attempts?.compactMap { $0.finish(with: .failure(.cancelled)).task }
+    }
+
+    /// Ends an attempt early with `error` (timeout, cancellation, size limit): the caller is resumed at once, and the
+    /// task is cancelled afterwards on another thread.
+    func stop(_ pending: PendingTask, with error: SimpleNetworkingError) {
+        let (ended, task) = pending.finish(with: .failure(error))
+        guard ended, let task else { return }
+        forget(task, of: pending)
+        cancelInBackground([task])
+    }
+
+    /// Cancels `tasks` on ``control``: `URLSessionTask.cancel()` waits for the session's work queue on Linux, and must
+    /// never hold up the caller nor a thread of Swift's cooperative pool.
+    func cancelInBackground(_ tasks: [URLSessionDataTask]) {
+        guard !tasks.isEmpty else { return }
+        let tasks = UncheckedTasks(tasks: tasks)
+        control.async {
+            for task in tasks.tasks { task.cancel() }
+        }
     }
 
     /// Ends an attempt of a caller-supplied session, from its completion handler.
-    func complete(_ pending: PendingTask, response: URLResponse?, data: Data, error: (any Error)?) {
-        registry.withLock { registry in
-            registry.pending = registry.pending.filter { $0.value.pending !== pending }
-        }
+    func complete(
+        _ pending: PendingTask, request: URLRequest, response: URLResponse?, data: Data, error: (any Error)?
+    ) {
         pending.response = response as? HTTPURLResponse
         pending.body = data
-        pending.finish(with: Self.result(of: pending, error: error))
+        let (_, task) = pending.finish(with: Self.result(of: pending, request: request, error: error))
+        if let task { forget(task, of: pending) }
     }
 
     private func pending(for task: URLSessionTask) -> PendingTask? {
-        registry.withLock { $0.pending[task.taskIdentifier]?.pending }
+        registry.withLock { $0.pending[task.taskIdentifier] }
+    }
+
+    private func forget(_ task: URLSessionTask, of pending: PendingTask) {
+        registry.withLock { registry in
+            if registry.pending[task.taskIdentifier] === pending { registry.pending[task.taskIdentifier] = nil }
+        }
     }
 
     // MARK: URLSessionDataDelegate
@@ -113,10 +210,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         guard let pending = pending(for: dataTask) else { return completionHandler(.cancel) }
         pending.response = response as? HTTPURLResponse
+        if let response = pending.response, let problem = Malformed.framing(of: response) {
+            // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
+            stop(pending, with: .transportFailed(problem.error(for: dataTask.originalRequest)))
+            return completionHandler(.cancel)
+        }
         if let response = pending.response, Self.declaredLength(of: response, for: dataTask) > pending.maximumBodySize {
             // Linux ignores `.cancel` here and downloads the body anyway, so the task is cancelled directly (see
             // "URLSession on Linux" in the documentation).
-            fail(dataTask, with: .responseTooLarge(limit: pending.maximumBodySize))
+            stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
             return completionHandler(.cancel)
         }
         completionHandler(.allow)
@@ -125,10 +227,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let pending = pending(for: dataTask) else { return }
         // Counted on decoded bytes: both platforms decompress before this call (on Linux every encoding libcurl
-        // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so a compression bomb
-        // stops within one chunk of the limit.
+        // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so the caller of a
+        // compression bomb gets its error within one chunk of the limit; libcurl stops when its current pass ends.
         guard data.count <= pending.maximumBodySize - pending.body.count else {
-            return fail(dataTask, with: .responseTooLarge(limit: pending.maximumBodySize))
+            return stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
         }
         pending.body.append(data)
     }
@@ -144,7 +246,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let pending = registry.withLock({ $0.pending.removeValue(forKey: task.taskIdentifier)?.pending }) else {
+        guard let pending = registry.withLock({ $0.pending.removeValue(forKey: task.taskIdentifier) }) else {
             return
         }
         // On Linux a 3xx without a usable Location completes without `didReceive response`; the task still has it.
@@ -152,9 +254,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let challenged = pending.declinedChallenge, (error as? URLError)?.code == .cancelled {
             // The challenge was declined after the whole response arrived: the 401 is the answer.
             pending.response = challenged
-            return pending.finish(with: Self.result(of: pending, error: nil))
+            pending.finish(with: Self.result(of: pending, request: task.originalRequest, error: nil))
+            return
         }
-        pending.finish(with: Self.result(of: pending, error: error))
+        pending.finish(with: Self.result(of: pending, request: task.originalRequest, error: error))
     }
 
     func urlSession(
@@ -189,15 +292,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return response.expectedContentLength
     }
 
-    private static func result(of pending: PendingTask, error: (any Error)?) -> Result<
-        SimpleResponse, SimpleNetworkingError
-    > {
+    private static func result(of pending: PendingTask, request: URLRequest?, error: (any Error)?)
+        -> PendingTask.Outcome
+    {
         if let error {
             var urlError = error as? URLError ?? URLError(.unknown)
             #if canImport(FoundationNetworking)
-                // libcurl's "transfer closed with N bytes remaining" (a body cut short after the headers) arrives as
-                // .unknown on Linux; Apple platforms report it as a lost connection, and so does the library.
-                if urlError.code == .unknown, pending.response != nil { urlError = URLError(.networkConnectionLost) }
+                urlError = corrected(urlError, afterResponse: pending.response != nil, request: request)
             #endif
             return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(urlError))
         }
@@ -211,14 +312,104 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 }
 
-extension HTTPHeaders {
-    /// The headers of a Foundation response.
-    init(_ response: HTTPURLResponse) {
-        var headers = HTTPHeaders()
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String else { continue }
-            headers.add(name: name, value: value as? String ?? "\(value)")
+#if canImport(FoundationNetworking)
+    /// libcurl's failures as Apple platforms report them, where FoundationNetworking's codes mislead (see "URLSession
+    /// on Linux" in the documentation).
+    private func corrected(_ error: URLError, afterResponse: Bool, request: URLRequest?) -> URLError {
+        switch error.code {
+        case .unknown where afterResponse:
+            // libcurl's "transfer closed with N bytes remaining": a body cut short after the headers.
+            return URLError(.networkConnectionLost, userInfo: Malformed.failingURL(request))
+        case .unsupportedURL where ["http", "https"].contains(request?.url?.scheme?.lowercased()):
+            // libcurl's "unsupported protocol" for an http URL means the reply did not start with an HTTP status line.
+            return Malformed.statusLine.error(for: request)
+        case .unknown
+        where (error.userInfo[NSLocalizedDescriptionKey] as? String)?.lowercased().contains("header") == true:
+            // libcurl's "Header without colon", "Nul byte in header", "Too large response headers", ...
+            return Malformed.headers.error(for: request)
+        default:
+            return error
         }
-        self = headers
+    }
+#endif
+
+/// What can make a response invalid HTTP, with the library's words for it.
+enum Malformed {
+    case statusLine, headers, conflictingLength, invalidLength
+
+    /// The library's detail for the error's description: what is wrong, and where to look.
+    var detail: String {
+        switch self {
+        case .statusLine:
+            return "its status line is not HTTP/1.x and a three-digit status "
+                + "(does the port serve plain HTTP, not TLS or another protocol?)"
+        case .headers:
+            return "its header section could not be read "
+                + "(a line without a colon, a NUL byte, or more header bytes than libcurl accepts)"
+        case .conflictingLength:
+            return "it has Content-Length fields that disagree, so where its body ends is unknown"
+        case .invalidLength:
+            return "its Content-Length is not a decimal number, so where its body ends is unknown"
+        }
+    }
+
+    /// `URLError(.badServerResponse)` with this problem as the library's detail, and the failing URL.
+    func error(for request: URLRequest?) -> URLError {
+        var userInfo = Self.failingURL(request)
+        userInfo[SimpleNetworkingError.detailKey] = detail
+        return URLError(.badServerResponse, userInfo: userInfo)
+    }
+
+    static func failingURL(_ request: URLRequest?) -> [String: Any] {
+        guard let url = request?.url else { return [:] }
+        return [NSURLErrorFailingURLErrorKey: url]
+    }
+
+    /// The problem with how `response` delimits its body, if any (RFC 9112, section 6.3): every `Content-Length`
+    /// value must be a decimal number, and repeated values must agree. `Transfer-Encoding` overrides it.
+    static func framing(of response: HTTPURLResponse) -> Malformed? {
+        guard response.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
+            let length = response.value(forHTTPHeaderField: "Content-Length")
+        else { return nil }
+        // Repeated fields arrive joined with ", ".
+        let values = length.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let numbers = values.compactMap { value -> String? in
+            guard !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            let digits = value.drop { $0 == "0" }
+            return digits.isEmpty ? "0" : String(digits)
+        }
+        guard numbers.count == values.count else { return .invalidLength }
+        return Set(numbers).count == 1 ? nil : .conflictingLength
+    }
+}
+
+extension HTTPHeaders {
+    /// The headers of a Foundation response (package-wide, for transport-probe to measure).
+    ///
+    /// Repeated fields arrive joined with ", " in `allHeaderFields`; that is equivalent for list headers (RFC 9110,
+    /// section 5.3), but not for `Set-Cookie`, whose dates hold commas, so `Set-Cookie` is split back into its fields.
+    /// On Linux `allHeaderFields` rebuilds the response's `[String: String]` as `[AnyHashable: Any]` on every call,
+    /// so it is read once; casting that whole dictionary back costs more than casting each name through `base`.
+    package init(_ response: HTTPURLResponse) {
+        let all = response.allHeaderFields
+        var fields: [Field] = []
+        fields.reserveCapacity(all.count)
+        func add(_ name: String, _ value: String) {
+            // The first byte rules out almost every other name before a full comparison.
+            guard name.utf8.first.map({ $0 | 0x20 }) == UInt8(ascii: "s"), name.equalsIgnoringASCIICase("Set-Cookie")
+            else {
+                return fields.append(Field(name: name, value: value))
+            }
+            for cookie in SetCookieFields.split(value) { fields.append(Field(name: name, value: cookie)) }
+        }
+        for (name, value) in all {
+            // Through `base`: a cast from `Any` that checks one type, where casting the AnyHashable itself goes
+            // through its generic box and costs several times more.
+            guard let name = name.base as? String else { continue }
+            add(name, value as? String ?? "\(value)")
+        }
+        self.init(fields)
     }
 }

@@ -8,10 +8,11 @@ import Foundation
 ///
 /// The library's own session gets a delegate of the library's (``SessionDelegate``) that collects bodies, never
 /// answers authentication challenges with a credential (so a 401 reaches the handlers), never follows redirects (the
-/// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because URLSession's request timeout
-/// is an idle timer and, on Linux, sub-second values become about 1 ms.
-final class URLSessionTransport: HTTPTransport {
-    let session: URLSession
+/// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because
+/// URLSession's request timeout is an idle timer and, on Linux, sub-second values become about 1 ms.
+package final class URLSessionTransport: HTTPTransport {
+    /// The session (package-wide, so tests can watch it being released).
+    package let session: URLSession
     private let delegate: SessionDelegate
     private let ownsSession: Bool
 
@@ -27,8 +28,21 @@ final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
             for: configuration.attemptTimeout(requested: nil))
         delegate = SessionDelegate()
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        session = URLSession(
+            configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
         ownsSession = true
+    }
+
+    /// The queue the session calls its delegate on: serial, and on Linux bounded (see ``BoundedDelegateQueue``).
+    private static func makeDelegateQueue() -> OperationQueue {
+        #if canImport(FoundationNetworking)
+            let queue = BoundedDelegateQueue()
+        #else
+            let queue = OperationQueue()
+        #endif
+        queue.name = "SimpleNetworking.delegate"
+        queue.maxConcurrentOperationCount = 1
+        return queue
     }
 
     /// A session the caller made, used as it is.
@@ -54,65 +68,117 @@ final class URLSessionTransport: HTTPTransport {
         #endif
     }
 
-    func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
-        let handle = TaskHandle()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let pending = PendingTask(continuation: continuation, maximumBodySize: options.maximumResponseBodySize)
-                guard let task = makeTask(for: request, pending: pending) else {
-                    pending.finish(with: .failure(.transportFailed(URLError(.cancelled))))
-                    return
+    package func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+        -> SimpleResponse
+    {
+        let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize)
+        pending.startDeadline(after: options.timeout) { [weak pending, delegate] in
+            guard let pending else { return }
+            delegate.stop(pending, with: .transportFailed(URLError(.timedOut)))
+        }
+        // On Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for
+        // seconds (see "URLSession on Linux" in the documentation): never on the caller's thread, which may be one of
+        // the few of Swift's cooperative pool.
+        delegate.control.async { [self] in
+            delegate.start(pending) { () -> URLSessionDataTask in
+                guard !ownsSession else { return session.dataTask(with: request) }
+                return session.dataTask(with: request) { [delegate] data, response, error in
+                    delegate.complete(pending, request: request, response: response, data: data ?? Data(), error: error)
                 }
-                let deadline = DispatchWorkItem { [delegate] in
-                    delegate.fail(task, with: .transportFailed(URLError(.timedOut)))
-                }
-                pending.arm(deadline, after: options.timeout)
-                task.resume()
-                if handle.attach(task) { delegate.fail(task, with: .cancelled) }
             }
-        } onCancel: {
-            if let task = handle.cancel() { delegate.fail(task, with: .cancelled) }
+        }
+        let result = await withTaskCancellationHandler {
+            await pending.outcome()
+        } onCancel: { [delegate] in
+            delegate.stop(pending, with: .cancelled)
         }
         return try result.get()
     }
 
-    /// Creates and registers the task, or returns `nil` when the client is closed.
-    private func makeTask(for request: URLRequest, pending: PendingTask) -> URLSessionDataTask? {
-        delegate.register(pending) { () -> URLSessionDataTask in
-            guard !ownsSession else { return session.dataTask(with: request) }
-            return session.dataTask(with: request) { [delegate] data, response, error in
-                delegate.complete(pending, response: response, data: data ?? Data(), error: error)
+    package func close() {
+        guard let tasks = delegate.close() else { return }
+        // Callers in flight have been resumed with `cancelled`; what remains waits for the session's work queue on
+        // Linux, so it runs on another thread.
+        if ownsSession {
+            let session = UncheckedSession(session: session)
+            delegate.control.async { session.session.invalidateAndCancel() }
+        } else {
+            delegate.cancelInBackground(tasks)
+        }
+    }
+
+    /// A client released without `close()` still invalidates its own session: `URLSession` keeps its delegate, its
+    /// connections and its descriptors until it is invalidated.
+    deinit {
+        close()
+    }
+}
+
+/// A session handed to another thread to be invalidated.
+///
+/// `@unchecked Sendable`: `URLSession` is thread-safe, but corelibs does not annotate it `Sendable`.
+private struct UncheckedSession: @unchecked Sendable {
+    let session: URLSession
+}
+
+#if canImport(FoundationNetworking)
+    /// A delegate queue that holds libcurl back while it is too far ahead.
+    ///
+    /// FoundationNetworking hands every chunk of a body to the delegate queue as an operation, from the work queue
+    /// libcurl runs on, without waiting. libcurl decodes faster than the queue runs operations, and once the library
+    /// has stopped an attempt it cannot stop libcurl until its current pass ends (`URLSessionTask.cancel()` waits for
+    /// the work queue; a compression bomb decodes in one pass, and a body that keeps arriving faster than libcurl reads
+    /// it never lets the pass end): the queued chunks were the memory a size limit did not bound. Here the work queue
+    /// waits while `limit` operations are queued, so at most `limit` chunks (16 KiB each) wait in memory.
+    ///
+    /// The wait is bounded by `patience`: a delegate callback that itself waited for the work queue would otherwise
+    /// deadlock with it; the library's never do. See "URLSession on Linux" in the documentation.
+    final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+        // @unchecked Sendable: OperationQueue is thread-safe, and `gate` is.
+        private let gate: Gate
+
+        init(limit: Int = 64, patience: TimeInterval = 0.1) {
+            gate = Gate(limit: limit, patience: patience)
+            super.init()
+        }
+
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            let gate = gate
+            gate.enter()
+            super.addOperation {
+                block()
+                gate.leave()
+            }
+        }
+
+        /// Counts the operations queued and holds back who adds one past the limit, for `patience` at most.
+        private final class Gate: @unchecked Sendable {
+            // @unchecked Sendable: `queued` is only touched with `condition` locked. Not a semaphore: libdispatch
+            // traps when one is released below its initial value, as it would be with operations never run.
+            private let condition = NSCondition()
+            private var queued = 0
+            private let limit: Int
+            private let patience: TimeInterval
+
+            init(limit: Int, patience: TimeInterval) {
+                self.limit = limit
+                self.patience = patience
+            }
+
+            func enter() {
+                condition.lock()
+                let deadline = Date(timeIntervalSinceNow: patience)
+                while queued >= limit, condition.wait(until: deadline) {}
+                queued += 1
+                condition.unlock()
+            }
+
+            func leave() {
+                condition.lock()
+                queued -= 1
+                condition.signal()
+                condition.unlock()
             }
         }
     }
-
-    func close() {
-        let tasks = delegate.close()
-        if ownsSession {
-            session.invalidateAndCancel()
-        } else {
-            for task in tasks { task.cancel() }
-        }
-    }
-}
-
-/// The URLSession task of one `send`, shared with the cancellation handler, which may run before the task exists.
-private final class TaskHandle: Sendable {
-    private let state = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
-
-    /// Stores the task; returns `true` when cancellation already happened, so the caller cancels it now.
-    func attach(_ task: URLSessionDataTask) -> Bool {
-        state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-    }
-
-    /// Marks the send cancelled and returns the task to cancel, if it exists yet.
-    func cancel() -> URLSessionDataTask? {
-        state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-    }
-}
+#endif

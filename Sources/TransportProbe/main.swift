@@ -1,0 +1,303 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// transport-probe: runs one scenario against an in-process MockServer and prints what the unit tests cannot assert
+// reliably while other suites run in parallel: elapsed time, peak and current RSS (VmHWM, VmRSS from
+// /proc/self/status) and open descriptors (/proc/self/fd). One scenario per process, so the figures are its own.
+//
+//   swift build -c release --product transport-probe
+//   .build/release/transport-probe <scenario> [arguments]
+//
+// Scenarios (the README's "Security defaults" and "Linux" sections quote their figures):
+//   timeout-headers [lines=20000] [timeout=1]   .timeout against a response with that many header lines
+//   cancel-headers [lines=20000] [after=0.2]    cancelling while those header lines are parsed
+//   interference                                a quiet client's requests while another client's are parsed
+//   timeout-bomb [timeout=1]                    .timeout against 1 GiB of gzip zeros, size limit lifted
+//   close [clients=1000]                        clients that each do one request, then close()
+//   release [clients=1000]                      the same, released without close()
+//   sequential [count=100000] [timeout=60]      sequential requests on one client, RSS at checkpoints (the server
+//                                               runs in a child process, `serve`, so that only the client counts)
+//   bomb-cap [limit=10485760] [watch=8]         1 GiB of gzip zeros (1 MB on the wire) against the size limit,
+//                                               then RSS for `watch` seconds while the platform winds down
+//   endless [limit=10485760] [watch=8]          an endless chunked body against the size limit
+//   download [megabytes=256]                    throughput of a large plain body
+//   headers [count=100000]                      converts a 16-field HTTPURLResponse into HTTPHeaders count times
+
+/// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
+func status(_ key: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
+
+/// Open descriptors, not counting the one used to list them.
+func openDescriptors() -> Int {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count ?? 0) - 1
+}
+
+func megabytes(_ kilobytes: Int) -> String { String(format: "%.1f MB", Double(kilobytes) / 1024) }
+
+func report(_ label: String, _ value: String) { print("\(label): \(value)") }
+
+func memory(_ label: String) {
+    report(label, "VmRSS \(megabytes(status("VmRSS"))), VmHWM \(megabytes(status("VmHWM"))), fds \(openDescriptors())")
+}
+
+/// Runs `body` and returns its outcome in a word (`status 200`, `timedOut`, `cancelled`, `responseTooLarge`,
+/// `transportFailed(-1011)`, ...) and the seconds it took.
+func timed(_ body: @Sendable () async throws(SimpleNetworkingError) -> SimpleResponse) async -> (String, TimeInterval) {
+    let start = Date()
+    do {
+        let response = try await body()
+        return ("status \(response.statusCode)", Date().timeIntervalSince(start))
+    } catch {
+        let elapsed = Date().timeIntervalSince(start)
+        switch error {
+        case .transportFailed(let error, _) where error.code == .timedOut: return ("timedOut", elapsed)
+        case .transportFailed(let error, _): return ("transportFailed(\(error.code.rawValue))", elapsed)
+        case .cancelled: return ("cancelled", elapsed)
+        case .responseTooLarge: return ("responseTooLarge", elapsed)
+        default: return ("\(error)", elapsed)
+        }
+    }
+}
+
+func client(_ server: MockServer, limit: Int = 10 * 1024 * 1024, timeout: TimeInterval = 60) -> SimpleNetworking {
+    client(server.baseURL, limit: limit, timeout: timeout)
+}
+
+func client(_ baseURL: URL, limit: Int = 10 * 1024 * 1024, timeout: TimeInterval = 60) -> SimpleNetworking {
+    var configuration = SimpleNetworking.Configuration()
+    configuration.retryPolicy = .never
+    configuration.maximumResponseBodySize = limit
+    configuration.timeout = timeout
+    return SimpleNetworking(baseURL: baseURL, configuration: configuration)
+}
+
+func argument(_ index: Int, default value: Int) -> Int {
+    CommandLine.arguments.count > index ? Int(CommandLine.arguments[index]) ?? value : value
+}
+
+func argument(_ index: Int, default value: Double) -> Double {
+    CommandLine.arguments.count > index ? Double(CommandLine.arguments[index]) ?? value : value
+}
+
+let server = try MockServer()
+let scenario = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : ""
+memory("baseline")
+let baseline = status("VmHWM")
+
+switch scenario {
+case "timeout-headers", "cancel-headers":
+    // Short header lines keep FoundationNetworking's header parsing busy on the work queue that every URLSession of
+    // the process shares (about 3.7 s for 20,000 lines on a 2-core machine).
+    let lines = argument(2, default: 20_000)
+    let seconds = argument(3, default: 1.0)
+    let headers = (0..<lines).map { (name: "X-\($0)", value: "v") }
+    server.route { _ in MockResponse(headers: headers, body: Data("ok".utf8)) }
+    let api = client(server)
+    if scenario == "timeout-headers" {
+        let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+            try await api.get("/headers").timeout(seconds).response()
+        }
+        report("outcome", outcome)
+        report("elapsed-seconds", String(format: "%.3f", elapsed))
+        report("setting", String(format: "timeout %.2f s, %d header lines", seconds, lines))
+    } else {
+        // Cancels `seconds` after the server has read the request, while the headers are being parsed.
+        let task = Task { try await api.get("/headers").response() }
+        while server.requestCount == 0 { try? await Task.sleep(nanoseconds: 5_000_000) }
+        try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+            task.cancel()
+            switch await task.result {
+            case .success(let response): return response
+            case .failure(let error): throw error as? SimpleNetworkingError ?? .cancelled
+            }
+        }
+        report("outcome", outcome)
+        report("elapsed-seconds", String(format: "%.3f", elapsed))
+        report("setting", String(format: "cancelled %.2f s into %d header lines", seconds, lines))
+    }
+    // Exits at once: the transfer left behind would keep this process busy for seconds.
+    exit(0)
+
+case "interference":
+    // A busy client (header parsing) next to a quiet one: how long the quiet one's small requests take meanwhile.
+    let busy = try MockServer()
+    let headers = (0..<20_000).map { (name: "X-\($0)", value: "v") }
+    busy.route { _ in MockResponse(headers: headers, body: Data("ok".utf8)) }
+    server.route { _ in .text("ok") }
+    let busyClient = client(busy)
+    let quiet = client(server)
+    let start = Date()
+    let busyTask = Task {
+        await timed { () async throws(SimpleNetworkingError) in try await busyClient.get("/busy").timeout(1).response()
+        }
+    }
+    for _ in 0..<30 {
+        let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+            try await quiet.get("/q").response()
+        }
+        report(
+            String(format: "quiet at %.2f s", Date().timeIntervalSince(start)),
+            String(format: "%.3f s, %@", elapsed, outcome))
+        try? await Task.sleep(nanoseconds: 100_000_000)
+    }
+    let (busyOutcome, busyElapsed) = await busyTask.value
+    report("busy", String(format: "%.3f s, %@", busyElapsed, busyOutcome))
+    busyClient.close()
+    quiet.close()
+    busy.shutdown()
+
+case "timeout-bomb":
+    let timeout = argument(2, default: 1.0)
+    let bomb = DynamicGzipBomb.make(decodedSize: 1 << 30)
+    server.route { _ in MockResponse(headers: [("Content-Encoding", "gzip")], body: bomb) }
+    let api = client(server, limit: .max)
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        try await api.get("/bomb").timeout(timeout).response()
+    }
+    report("outcome", outcome)
+    report("elapsed-seconds", String(format: "%.3f", elapsed))
+    report("setting", String(format: "timeout %.2f s, %d bytes on the wire", timeout, bomb.count))
+    api.close()
+
+case "close", "release":
+    let clients = argument(2, default: 1_000)
+    server.route { _ in .text("ok") }
+    let before = openDescriptors()
+    let start = Date()
+    for _ in 0..<clients {
+        let api = client(server)
+        _ = try? await api.get("/one").response()
+        if scenario == "close" { api.close() }
+    }
+    report("requests", String(format: "%d clients in %.1f s", clients, Date().timeIntervalSince(start)))
+    report("descriptors", "\(before) before, \(openDescriptors()) just after")
+    for wait in [1, 5] {
+        try? await Task.sleep(nanoseconds: UInt64(wait) * 1_000_000_000)
+        report("descriptors after \(wait) s more", "\(openDescriptors())")
+    }
+    memory("end")
+
+case "serve":
+    // The server of `sequential`, in a process of its own: MockServer keeps every request it has read, which would
+    // otherwise count in the client's RSS. Prints its URL, then serves until its standard input closes.
+    server.route { _ in .text("ok") }
+    print(server.baseURL.absoluteString)
+    fflush(nil)  // every output stream: the parent waits for this line
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    server.shutdown()
+    exit(0)
+
+case "sequential", "sequential-raw":
+    let count = argument(2, default: 100_000)
+    let timeout = argument(3, default: 60.0)
+    let serve = Process()
+    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    serve.arguments = ["serve"]
+    let serverOutput = Pipe()
+    let serverInput = Pipe()
+    serve.standardOutput = serverOutput
+    serve.standardInput = serverInput
+    try serve.run()
+    var line = Data()
+    while !line.contains(0x0A) {
+        let chunk = serverOutput.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        line.append(chunk)
+    }
+    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
+    guard let printed, let serverURL = URL(string: String(printed)) else { fatalError("no URL from the server") }
+    let api = client(serverURL, timeout: timeout)
+    // sequential-raw: the same requests on a plain ephemeral URLSession, for what FoundationNetworking itself keeps.
+    let raw = URLSession(configuration: .ephemeral)
+    let rawURL = serverURL.appendingPathComponent("n")
+    let checkpoints: Set<Int> = [1_000, 10_000, 20_000, 50_000, 100_000, count]
+    let start = Date()
+    for number in 1...max(1, count) {
+        if scenario == "sequential-raw" {
+            _ = try? await raw.data(from: rawURL)
+        } else {
+            _ = try? await api.get("/n").response()
+        }
+        if checkpoints.contains(number) {
+            memory(String(format: "after %d requests (%.0f s)", number, Date().timeIntervalSince(start)))
+        }
+    }
+    api.close()
+    try serverInput.fileHandleForWriting.close()
+    serve.waitUntilExit()
+
+case "bomb-cap", "endless":
+    let limit = argument(2, default: 10 * 1024 * 1024)
+    if scenario == "bomb-cap" {
+        let bomb = DynamicGzipBomb.make(decodedSize: 1 << 30)
+        report("bomb", "\(bomb.count) bytes on the wire, 1 GiB decoded")
+        server.route { _ in MockResponse(headers: [("Content-Encoding", "gzip")], body: bomb) }
+    } else {
+        let chunk = Data(repeating: 0x61, count: 64 * 1024)
+        server.route { _ in MockResponse(body: chunk, chunked: true, faults: [.repeatBody(.max)]) }
+    }
+    memory("before the request")
+    let before = status("VmHWM")
+    let api = client(server, limit: limit)
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        try await api.get("/big").response()
+    }
+    report("outcome", outcome)
+    report("elapsed-seconds", String(format: "%.3f", elapsed))
+    memory("at the error")
+    // What the platform still does after the caller has its error: decoding, queueing, cancelling.
+    let window = argument(3, default: 8.0)
+    var waited = 0.0
+    for wait in [0.5, 0.5, 1, 2, 4] where waited + wait <= window {
+        try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+        waited += wait
+        memory(String(format: "%.1f s later", waited))
+    }
+    report("peak above baseline", megabytes(status("VmHWM") - before))
+    api.close()
+
+case "download":
+    // Throughput of a large plain body, to check that holding libcurl back costs nothing when the delegate keeps up.
+    let megabytes = argument(2, default: 256)
+    let chunk = Data(repeating: 0x61, count: 1024 * 1024)
+    server.route { _ in MockResponse(body: chunk, faults: [.repeatBody(megabytes)]) }
+    let api = client(server, limit: .max)
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        try await api.get("/download").response()
+    }
+    report("outcome", outcome)
+    report("elapsed-seconds", String(format: "%.3f", elapsed))
+    report("throughput", String(format: "%.0f MB/s", Double(megabytes) / elapsed))
+    api.close()
+
+case "headers":
+    let count = argument(2, default: 100_000)
+    var fields: [String: String] = [:]
+    for index in 0..<16 { fields["X-Header-\(index)"] = "value \(index)" }
+    guard let url = URL(string: "http://127.0.0.1/"),
+        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
+    else { fatalError("cannot build a response") }
+    var total = 0
+    let start = Date()
+    for _ in 0..<count { total += HTTPHeaders(response).count }
+    let elapsed = Date().timeIntervalSince(start)
+    report("conversions", "\(count), \(total) fields")
+    report("time per conversion", String(format: "%.2f µs", elapsed / Double(max(1, count)) * 1e6))
+
+default:
+    print("usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers")
+}
+
+report("peak RSS above the start", megabytes(status("VmHWM") - baseline))
+server.shutdown()

@@ -1,0 +1,115 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a transport failure carries: no secret from the URL, and a code and description a person can act on.
+@Suite("Transport errors over loopback")
+struct TransportErrorTests {
+    static let password = "hunter2-pw-9f3a"
+    static let token = "tok-7c1e-secret"
+    static let signature = "sig-55aa-secret"
+
+    /// Every way the error and the events can be printed.
+    static func renderings(of error: SimpleNetworkingError, events: [NetworkEvent]) -> [String] {
+        var dumped = ""
+        dump(error, to: &dumped)
+        var texts = [String(describing: error), String(reflecting: error), dumped, error.localizedDescription]
+        if let urlError = error.urlError {
+            var dumpedURLError = ""
+            dump(urlError, to: &dumpedURLError)
+            texts += [
+                String(describing: urlError), String(reflecting: urlError), dumpedURLError,
+                urlError.localizedDescription, "\(urlError.userInfo)", String(describing: urlError.failingURL),
+            ]
+        }
+        for event in events {
+            var dumpedEvent = ""
+            dump(event, to: &dumpedEvent)
+            texts += [String(describing: event), String(reflecting: event), dumpedEvent]
+        }
+        return texts
+    }
+
+    @Test("A failure against a closed port keeps no password or sensitive query value, however it is printed")
+    func noSecretsInTransportFailure() async throws {
+        let server = try MockServer()
+        let port = server.port
+        server.shutdown()  // nothing listens on the port any more
+        let baseURL = try #require(URL(string: "http://alice:\(Self.password)@127.0.0.1:\(port)/v1"))
+        let events = Locked<[NetworkEvent]>([])
+        let api = makeLoopbackClient(baseURL) { configuration in
+            configuration.eventHandler = { event in events.withLock { $0.append(event) } }
+        }
+        defer { api.close() }
+
+        let error = await failure(
+            of: api.get("/items").query("access_token", Self.token).query("sig", Self.signature).query("page", "2"))
+
+        let failure = try #require(error)
+        #expect(failure.urlError?.code == .cannotConnectToHost, "\(failure)")
+        let failed = events.current.filter { if case .failed = $0.kind { return true } else { return false } }
+        #expect(failed.count == 1)
+        for text in Self.renderings(of: failure, events: events.current) {
+            #expect(!text.contains(Self.password), "\(text)")
+            #expect(!text.contains(Self.token), "\(text)")
+            #expect(!text.contains(Self.signature), "\(text)")
+        }
+        // The failing URL is still there to act on: origin, path and harmless parameters.
+        let failingURL = try #require(failure.urlError?.failingURL)
+        #expect(failingURL.host == "127.0.0.1")
+        #expect(failingURL.port == port)
+        #expect(failingURL.path == "/v1/items")
+        #expect(failingURL.user == nil && failingURL.password == nil)
+        #expect(failingURL.query?.contains("page=2") == true)
+        #expect(failingURL.query?.contains("access_token=") == true)
+    }
+
+    /// Responses that are not valid HTTP/1.1, written byte for byte.
+    enum Malformed: String, CaseIterable, CustomTestStringConvertible {
+        case garbageStatusLine
+        case statusCodeNotANumber
+        case headerWithoutColon
+        case conflictingContentLength
+        case invalidContentLength
+
+        var bytes: Data {
+            let text: String
+            switch self {
+            case .garbageStatusLine: text = "HELLO WORLD\r\nContent-Length: 2\r\n\r\nok"
+            case .statusCodeNotANumber: text = "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\nok"
+            case .headerWithoutColon: text = "HTTP/1.1 200 OK\r\nThis is not a header\r\nContent-Length: 2\r\n\r\nok"
+            case .conflictingContentLength:
+                text = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 10\r\n\r\nok"
+            case .invalidContentLength: text = "HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\nok"
+            }
+            return Data(text.utf8)
+        }
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "A response that is not valid HTTP fails at once as badServerResponse, with a description to act on",
+        arguments: Malformed.allCases)
+    func malformedResponse(_ malformed: Malformed) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(faults: [.rawResponse(malformed.bytes)]) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let start = Date()
+        let error = await failure(of: api.get("/bad").timeout(5))
+        let elapsed = Date().timeIntervalSince(start)
+
+        #expect(error?.urlError?.code == .badServerResponse, "\(String(describing: error)) after \(elapsed) s")
+        #expect(elapsed < 2 * timeScale, "took \(elapsed) s")
+        let description = error.map { "\($0)" } ?? ""
+        #expect(description.contains("not valid HTTP"), "\(description)")
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+#if os(Linux)
+    // transport-probe reads /proc and measures libcurl: Linux only.
+    /// Timeouts and cancellation reach the caller on time while libcurl is busy.
+    ///
+    /// These run `transport-probe` in a process of its own: on Linux every URLSession of a process shares one work
+    /// queue, so 20,000 header lines being parsed for one client hold up every other client's transfers in the same
+    /// process for seconds (see "URLSession on Linux" in the documentation), and would disturb the suites running in
+    /// parallel.
+    @Suite("Transport while libcurl is busy (in a process of its own)")
+    struct BusyTransportTests {
+        @Test("A 1 s timeout reaches the caller on time while libcurl parses 20,000 header lines")
+        func timeoutWhileBusy() async throws {
+            let result = try await Probe.run(["timeout-headers", "20000", "1"])
+
+            #expect(result["outcome"] == "timedOut", "\(result)")
+            // Alone: 1.00 s; before the caller was resumed first, it waited for libcurl (4-7 s).
+            let elapsed = try #require(result.seconds)
+            #expect(elapsed > 0.95 && elapsed < (1 + 1) * timeScale, "took \(elapsed) s")
+        }
+
+        @Test("Cancelling reaches the caller at once while libcurl parses 20,000 header lines")
+        func cancelWhileBusy() async throws {
+            let result = try await Probe.run(["cancel-headers", "20000", "0.2"])
+
+            #expect(result["outcome"] == "cancelled", "\(result)")
+            // Alone: under 0.01 s; before, the caller waited for libcurl (4-7 s).
+            let elapsed = try #require(result.seconds)
+            #expect(elapsed < 1 * timeScale, "took \(elapsed) s")
+        }
+
+        @Test(
+            "1 GiB of gzip zeros (1 MB on the wire) fails with responseTooLarge within 1 s under the 10 MiB limit"
+        )
+        func bombFailsFast() async throws {
+            let result = try await Probe.run(["bomb-cap", "10485760", "0"])
+
+            #expect(result["outcome"] == "responseTooLarge", "\(result)")
+            // Alone: about 0.05 s; before the caller was resumed first, it waited for libcurl to decode (3-7 s).
+            let elapsed = try #require(result.seconds)
+            #expect(elapsed < 1 * timeScale, "took \(elapsed) s")
+        }
+    }
+
+    /// Runs `transport-probe`, built next to the test bundle, and returns the `key: value` lines it prints.
+    enum Probe {
+        struct Failure: Error, CustomStringConvertible {
+            let description: String
+        }
+
+        /// The executable, next to the test bundle in the build directory.
+        static var executable: URL {
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("transport-probe")
+        }
+
+        static func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> [String: String] {
+            guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+                throw Failure(description: "\(executable.path) is missing: build it with `swift build --build-tests`")
+            }
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString).txt")
+            guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+                throw Failure(description: "cannot create \(output.path)")
+            }
+            defer { try? FileManager.default.removeItem(at: output) }
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = FileHandle.nullDevice
+            // The exit is awaited without blocking a thread of the cooperative pool.
+            let exited = Locked(false)
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                process.terminationHandler = { _ in
+                    exited.set(true)
+                    continuation.resume()
+                }
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                let process = UncheckedProcess(process: process)
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    if !exited.current { process.process.terminate() }
+                }
+            }
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            guard process.terminationStatus == 0 else {
+                throw Failure(
+                    description: "transport-probe \(arguments) exited with \(process.terminationStatus): \(text)")
+            }
+            var result: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                result[String(line[..<colon])] = value
+            }
+            return result
+        }
+    }
+
+    /// `@unchecked Sendable`: `Process.terminate()` may be called from any thread.
+    private struct UncheckedProcess: @unchecked Sendable {
+        let process: Process
+    }
+
+    extension [String: String] {
+        /// The probe's `elapsed-seconds`.
+        var seconds: TimeInterval? { self["elapsed-seconds"].flatMap(TimeInterval.init) }
+    }
+#endif
+
+/// Nothing of a client outlives it: its session (with its connections and descriptors) is released once the client is
+/// closed or released, whatever timeout its requests had.
+@Suite("Transport lifetime")
+struct TransportLifetimeTests {
+    /// A weak reference that can cross into a polling closure.
+    final class WeakSession: @unchecked Sendable {
+        // @unchecked Sendable: written once before it is shared; a weak load is atomic.
+        weak var session: URLSession?
+    }
+
+    /// A client of `server` whose session `watch` observes, after one request with the default 60 s timeout.
+    static func clientAfterOneRequest(_ server: MockServer, watch: WeakSession) async throws -> SimpleNetworking {
+        let api = makeLoopbackClient(server)
+        _ = try await api.get("/one").response()
+        let transport = try #require(api.transport as? URLSessionTransport)
+        watch.session = transport.session
+        return api
+    }
+
+    @Test("close() releases the session at once, though the request's 60 s timeout has not passed")
+    func closeReleasesSession() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let watch = WeakSession()
+        var api: SimpleNetworking? = try await Self.clientAfterOneRequest(server, watch: watch)
+        #expect(watch.session != nil)
+
+        api?.close()
+        api = nil
+
+        // Before, the deadline work item kept the task, and so the session, for the whole 60 s.
+        #expect(await eventually(timeout: 5 * timeScale) { watch.session == nil })
+    }
+
+    @Test("A client released without close() invalidates and releases its own session")
+    func releaseInvalidatesSession() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("ok") }
+        let watch = WeakSession()
+        var api: SimpleNetworking? = try await Self.clientAfterOneRequest(server, watch: watch)
+        #expect(watch.session != nil)
+
+        api = nil
+
+        // Before, nothing invalidated it: URLSession keeps itself and its delegate until invalidated.
+        #expect(api == nil)
+        #expect(await eventually(timeout: 5 * timeScale) { watch.session == nil })
+    }
+}
