@@ -16,9 +16,11 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// The request cannot be sent as built: a bad header, a framing header such as `Content-Length`, a bad method,
     /// or a body that cannot be sent (a JSON encoding failure, a body on GET or HEAD). Nothing reached the network.
     case invalidRequest(reason: String)
-    /// The connection failed before a complete response arrived: cannot connect, timed out, connection lost.
-    /// `attempts` is the history when the client retried first (see ``RetryPolicy``).
-    case transportFailed(URLError, attempts: [RequestAttempt] = [])
+    /// No complete response arrived: cannot connect, host not found, timed out, connection lost, TLS failure, a
+    /// response that is not valid HTTP. The failure's ``TransportFailure/category`` is the same whatever the
+    /// transport; its ``TransportFailure/underlying`` error is the platform's. `attempts` is the history when the
+    /// client retried first (see ``RetryPolicy``).
+    case transportFailed(TransportFailure, attempts: [RequestAttempt] = [])
     /// A response arrived with a status outside 2xx and no status handler stopped the chain.
     case unacceptableStatus(SimpleResponse)
     /// The body could not be decoded into `type`.
@@ -61,11 +63,14 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// The HTTP status code of ``response``, when one arrived.
     public var statusCode: Int? { response?.statusCode }
 
-    /// The underlying `URLError` of a transport failure.
-    public var urlError: URLError? {
-        if case .transportFailed(let error, _) = self { return error }
+    /// The failure of the transport, when no complete response arrived.
+    public var transportFailure: TransportFailure? {
+        if case .transportFailed(let failure, _) = self { return failure }
         return nil
     }
+
+    /// The underlying `URLError` of a transport failure, when the transport is URLSession.
+    public var urlError: URLError? { transportFailure?.urlError }
 
     /// The attempts made before the request ended, when it was sent at all.
     ///
@@ -90,7 +95,7 @@ public enum SimpleNetworkingError: Error, Sendable {
     }
 
     /// Whether the failure is a timeout.
-    public var isTimeout: Bool { urlError?.code == .timedOut }
+    public var isTimeout: Bool { transportFailure?.category == .timedOut }
 }
 
 extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
@@ -101,8 +106,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "Invalid URL: \(reason)."
         case .invalidRequest(let reason):
             return "Invalid request, nothing was sent: \(reason)."
-        case .transportFailed(let error, _):
-            return "The request failed before a complete response arrived: \(Self.describe(error.code))."
+        case .transportFailed(let failure, _):
+            return "The request failed before a complete response arrived: \(failure)."
         case .unacceptableStatus(let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
         case .decodingFailed(let type, let reason, _):
@@ -141,24 +146,5 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
     private static func `where`(_ response: SimpleResponse) -> String {
         guard let url = response.url, let host = url.host else { return "" }
         return " for \(host)\(url.path.isEmpty ? "/" : url.path)"
-    }
-
-    static func describe(_ code: URLError.Code) -> String {
-        switch code {
-        case .timedOut: return "the request timed out"
-        case .cannotConnectToHost: return "could not connect to the server (is it running, is the port right?)"
-        case .cannotFindHost, .dnsLookupFailed: return "the host name could not be resolved"
-        case .networkConnectionLost: return "the connection was lost before the response was complete"
-        case .notConnectedToInternet: return "there is no network connection"
-        case .badServerResponse: return "the server sent a malformed response"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            return "the secure connection could not be established (check the server's certificate)"
-        case .cancelled: return "the connection was cancelled"
-        case .dataLengthExceedsMaximum: return "the response body exceeded the size limit"
-        case .httpTooManyRedirects: return "too many redirects"
-        case .redirectToNonExistentLocation: return "a redirect had no usable Location"
-        default: return "URLError \(code.rawValue)"
-        }
     }
 }

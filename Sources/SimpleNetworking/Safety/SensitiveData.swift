@@ -52,9 +52,9 @@ struct SensitiveData: Sendable {
         queryParameters.contains((name.removingPercentEncoding ?? name).lowercased())
     }
 
-    /// The request's headers without the sensitive ones.
-    func removingSensitive(from request: URLRequest) -> [String: String] {
-        (request.allHTTPHeaderFields ?? [:]).filter { !isSensitive(header: $0.key) }
+    /// `headers` without the sensitive ones.
+    func removingSensitive(from headers: HTTPHeaders) -> HTTPHeaders {
+        HTTPHeaders(headers.fields.filter { !isSensitive(header: $0.name) })
     }
 
     /// `url` without user info or fragment, and with the values of sensitive query parameters replaced: safe to log.

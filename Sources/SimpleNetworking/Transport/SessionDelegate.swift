@@ -199,10 +199,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 // .unknown on Linux; Apple platforms report it as a lost connection, and so does the library.
                 if urlError.code == .unknown, pending.response != nil { urlError = URLError(.networkConnectionLost) }
             #endif
-            return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(urlError))
+            return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(TransportFailure(urlError)))
         }
         guard let response = pending.response else {
-            return .failure(.transportFailed(URLError(.badServerResponse)))
+            return .failure(.transportFailed(TransportFailure(URLError(.badServerResponse))))
         }
         return .success(
             SimpleResponse(

@@ -10,13 +10,13 @@ import Foundation
 /// answers authentication challenges with a credential (so a 401 reaches the handlers), never follows redirects (the
 /// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because URLSession's request timeout
 /// is an idle timer and, on Linux, sub-second values become about 1 ms.
-final class URLSessionTransport: HTTPTransport {
+package final class URLSessionTransport: HTTPTransport {
     let session: URLSession
     private let delegate: SessionDelegate
     private let ownsSession: Bool
 
     /// The library's own session: ephemeral, no cache, no cookie or credential storage.
-    init(configuration: SimpleNetworking.Configuration) {
+    package init(configuration: SimpleNetworking.Configuration) {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -54,17 +54,20 @@ final class URLSessionTransport: HTTPTransport {
         #endif
     }
 
-    func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
+    package func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+        -> SimpleResponse
+    {
+        let request = Self.urlRequest(for: request, timeout: options.timeout)
         let handle = TaskHandle()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let pending = PendingTask(continuation: continuation, maximumBodySize: options.maximumResponseBodySize)
                 guard let task = makeTask(for: request, pending: pending) else {
-                    pending.finish(with: .failure(.transportFailed(URLError(.cancelled))))
+                    pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
                     return
                 }
                 let deadline = DispatchWorkItem { [delegate] in
-                    delegate.fail(task, with: .transportFailed(URLError(.timedOut)))
+                    delegate.fail(task, with: .transportFailed(TransportFailure(URLError(.timedOut))))
                 }
                 pending.arm(deadline, after: options.timeout)
                 task.resume()
@@ -74,6 +77,17 @@ final class URLSessionTransport: HTTPTransport {
             if let task = handle.cancel() { delegate.fail(task, with: .cancelled) }
         }
         return try result.get()
+    }
+
+    /// The `URLRequest` for `request`: repeated header fields joined with ", " (URLSession keeps one value per name),
+    /// and URLSession's own timeout set as a backstop behind the library's timer.
+    package static func urlRequest(for request: HTTPRequest, timeout: TimeInterval) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpBody = request.body
+        urlRequest.allHTTPHeaderFields = request.headers.dictionary
+        urlRequest.timeoutInterval = sessionTimeout(for: timeout)
+        return urlRequest
     }
 
     /// Creates and registers the task, or returns `nil` when the client is closed.
@@ -86,7 +100,7 @@ final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    func close() {
+    package func close() {
         let tasks = delegate.close()
         if ownsSession {
             session.invalidateAndCancel()
