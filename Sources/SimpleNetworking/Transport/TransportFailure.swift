@@ -10,7 +10,7 @@ import Foundation
 /// The retry policy decides on ``category``, so a transport that is not URLSession drives retries the same way.
 public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, independent of the HTTP engine.
-    public enum Category: String, Sendable, Hashable, CaseIterable {
+    public enum Category: Sendable, Hashable, CaseIterable {
         /// No connection could be made (refused, unreachable): nothing reached the server.
         case cannotConnect
         /// The host name could not be resolved: nothing reached the server.
@@ -94,10 +94,12 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         return phrase + ": " + detail
     }
 
+    /// Whether two failures have the same category and detail; the underlying errors are not compared.
     public static func == (lhs: TransportFailure, rhs: TransportFailure) -> Bool {
         lhs.category == rhs.category && lhs.detail == rhs.detail
     }
 
+    /// Hashes the category and detail, as ``==(_:_:)`` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(category)
         hasher.combine(detail)
