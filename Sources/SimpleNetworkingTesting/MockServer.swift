@@ -92,6 +92,13 @@ public final class MockServer: Sendable {
         core.withState { $0.requests.count }
     }
 
+    /// Records a request that did not come over a socket (``MockTransport/init(serving:)``) and picks its
+    /// response, exactly as for one that did; `nil` once the server is shut down.
+    func respond(to head: MockServerRequestHead, body: Data) -> (RecordedRequest, MockResponse)? {
+        guard !core.withState({ $0.isShutdown }) else { return nil }
+        return core.record(head, body: body, connectionIndex: 0)
+    }
+
     /// Stops the server: closes the listener and every connection, and waits for all server threads to exit.
     ///
     /// Safe to call more than once; in-progress delays are interrupted. After it returns, connecting fails.

@@ -57,7 +57,7 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
         /// - Parameter code: The `URLError` code.
         /// - Returns: The reply.
         public static func failure(_ code: URLError.Code) -> Reply {
-            Reply(.failure(.transportFailed(URLError(code))))
+            Reply(.failure(.transportFailed(TransportFailure(URLError(code)))))
         }
 
         /// This reply, answered after `seconds`.
@@ -68,16 +68,29 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    /// Where replies come from when there is no script: a server's routes, served in memory.
+    let server: MockServer?
+
     private struct State {
         var queue: [Reply] = []
-        var route: (@Sendable (URLRequest) -> Reply)?
-        var requests: [URLRequest] = []
+        var route: (@Sendable (HTTPRequest) -> Reply)?
+        var requests: [HTTPRequest] = []
     }
 
     private let state = Locked(State())
 
     /// Creates a transport with no replies queued; unscripted requests get a 404.
-    public init() {}
+    public init() {
+        server = nil
+    }
+
+    /// Creates a transport that answers from `server`'s queue and routes in memory, without sockets: faults are
+    /// played as a transport would see them (delays wait, a dropped connection is a lost connection), and the
+    /// request is recorded in `server.requests` too. Requests to any other host or port cannot connect.
+    /// - Parameter server: The server whose routes answer.
+    public init(serving server: MockServer) {
+        self.server = server
+    }
 
     /// Queues a reply; each request takes the next one, in order.
     /// - Parameter reply: The reply.
@@ -87,41 +100,42 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
 
     /// Answers requests with `handler` once the queue is empty.
     /// - Parameter handler: Called with each request; returns its reply.
-    public func route(_ handler: @escaping @Sendable (URLRequest) -> Reply) {
+    public func route(_ handler: @escaping @Sendable (HTTPRequest) -> Reply) {
         state.withLock { $0.route = handler }
     }
 
     /// Every request received, in order, exactly as the client built it.
-    public var requests: [URLRequest] { state.withLock { $0.requests } }
+    public var requests: [HTTPRequest] { state.withLock { $0.requests } }
 
     /// The number of requests received.
     public var requestCount: Int { state.withLock { $0.requests.count } }
 
-    /// Records the request and answers with the next reply.
+    /// Records the request and answers with the next reply, within the options' limits.
     /// - Parameters:
     ///   - request: The request.
-    ///   - options: Ignored; a mock has no wire to limit.
+    ///   - options: The timeout (a reply delayed past it times out) and the body size limit.
     /// - Returns: The scripted response, with the request's URL.
-    /// - Throws: The scripted failure, or ``SimpleNetworkingError/cancelled`` when cancelled during a delay.
-    public func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+    /// - Throws: The scripted failure; a `timedOut` ``TransportFailure``;
+    ///   ``SimpleNetworkingError/responseTooLarge(limit:)``; or ``SimpleNetworkingError/cancelled`` when cancelled
+    ///   during a delay.
+    public func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
         -> SimpleResponse
     {
-        let (queued, route) = state.withLock { state -> (Reply?, (@Sendable (URLRequest) -> Reply)?) in
+        if let server { return try await serve(request, from: server, options: options) }
+        let (queued, route) = state.withLock { state -> (Reply?, (@Sendable (HTTPRequest) -> Reply)?) in
             state.requests.append(request)
             if !state.queue.isEmpty { return (state.queue.removeFirst(), nil) }
             return (nil, state.route)
         }
         // The route runs outside the lock, so it may read `requests` or call `enqueue`.
         let reply = queued ?? route?(request) ?? .status(404)
-        if reply.delay > 0 {
-            do {
-                try await Task.sleep(nanoseconds: UInt64(reply.delay * 1_000_000_000))
-            } catch {
-                throw .cancelled
-            }
-        }
+        var clock = WireClock(timeout: options.timeout)
+        try await clock.wait(reply.delay)
         if Task.isCancelled { throw .cancelled }
         let response = try reply.result.get()
+        guard response.body.count <= options.maximumResponseBodySize else {
+            throw .responseTooLarge(limit: options.maximumResponseBodySize)
+        }
         return SimpleResponse(
             statusCode: response.statusCode, headers: response.headers, body: response.body, url: request.url)
     }

@@ -60,8 +60,8 @@ func timed(_ body: @Sendable () async throws(SimpleNetworkingError) -> SimpleRes
     } catch {
         let elapsed = Date().timeIntervalSince(start)
         switch error {
-        case .transportFailed(let error, _) where error.code == .timedOut: return ("timedOut", elapsed)
-        case .transportFailed(let error, _): return ("transportFailed(\(error.code.rawValue))", elapsed)
+        case .transportFailed(let failure, _) where failure.category == .timedOut: return ("timedOut", elapsed)
+        case .transportFailed(let failure, _): return ("transportFailed(\(failure.category))", elapsed)
         case .cancelled: return ("cancelled", elapsed)
         case .responseTooLarge: return ("responseTooLarge", elapsed)
         default: return ("\(error)", elapsed)

@@ -45,7 +45,7 @@ private final class InFlightTransport: HTTPTransport, @unchecked Sendable {
     var started: Int { counts.current.started }
     var cancelled: Int { counts.current.cancelled }
 
-    func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
         counts.withLock {
             $0.active += 1
             $0.started += 1
@@ -134,7 +134,7 @@ struct ExecutionLoopTests {
         let (api, transport) = makeMockClient()
         let authorized = Locked<Set<String>>([])
         transport.route { request in
-            let path = request.url?.path ?? ""
+            let path = request.url.path ?? ""
             return authorized.current.contains(path) ? .status(200) : .status(401)
         }
         for round in 0..<100 {
@@ -429,7 +429,7 @@ struct ExecutionLoopTests {
         api.probe.set(probe)
         // Inside authenticate() the probe's 401 is not re-authenticated (no recursion).
         transport.route { request in
-            request.value(forHTTPHeaderField: "Authorization") == nil ? .status(401) : .status(200)
+            request.headers["Authorization"] == nil ? .status(401) : .status(200)
         }
         let first = try? await api.get("/first").response()
         #expect(first?.statusCode == 200)

@@ -182,6 +182,21 @@ func testingWithMockTransport() async throws {
     // README-SAMPLE-END
 }
 
+@Test("README: MockTransport serving a MockServer's routes in memory")
+func mockTransportServing() async throws {
+    // README-SAMPLE: mock-transport-serving
+    let server = try MockServer()
+    server.route { request in .json(#"{"id": 1, "name": "Ada"}"#) }
+
+    let api = SimpleNetworking(baseURL: server.baseURL, transport: MockTransport(serving: server))
+    let user = try await api.get("/users/1").decode(User.self)
+
+    #expect(user.name == "Ada")
+    #expect(server.requests.map(\.path) == ["/users/1"])
+    // README-SAMPLE-END
+    server.shutdown()
+}
+
 @Suite("README samples run")
 struct ReadmeSampleTests {
     private func makeServer() throws -> MockServer {

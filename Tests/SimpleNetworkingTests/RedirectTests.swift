@@ -281,7 +281,7 @@ struct RedirectRuleTests {
     func downgrade() async throws {
         let transport = MockTransport()
         transport.route { request in
-            request.url?.scheme == "https"
+            request.url.scheme == "https"
                 ? .status(302, headers: ["Location": "http://api.example.com/plain"])
                 : .status(200)
         }
@@ -298,13 +298,13 @@ struct RedirectRuleTests {
         }
         #expect(reason.contains("https to http"))
         #expect(allowed == nil)
-        let urls = transport.requests.map { $0.url?.absoluteString }
+        let urls = transport.requests.map { $0.url.absoluteString }
         #expect(
             urls == [
                 "https://api.example.com/v1/secure", "https://api.example.com/v1/secure",
                 "http://api.example.com/plain",
             ])
-        #expect(transport.requests.last?.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(transport.requests.last?.headers["Authorization"] == nil)
     }
 
     @Test(
@@ -322,7 +322,7 @@ struct RedirectRuleTests {
 
         _ = try await api.get("/dir/page").response()
 
-        #expect(transport.requests.last?.url?.absoluteString == expected)
+        #expect(transport.requests.last?.url.absoluteString == expected)
     }
 
     @Test("The body-size limit also holds for transports that return whole bodies")

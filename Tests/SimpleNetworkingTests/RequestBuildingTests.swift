@@ -14,7 +14,7 @@ struct RequestBuildingTests {
         transport.route { _ in .status(200) }
         let api = SimpleNetworking(baseURL: base, transport: transport)
         _ = try? await build(api).response()
-        return transport.requests.first?.url?.absoluteString
+        return transport.requests.first?.url.absoluteString
     }
 
     @Test(
@@ -63,12 +63,12 @@ struct RequestBuildingTests {
         _ = try await api.put("/c").header("Content-Type", "image/png").body(Data([1, 2, 3])).response()
         let requests = transport.requests
         #expect(
-            requests.map { $0.value(forHTTPHeaderField: "Content-Type") } == [
+            requests.map { $0.headers["Content-Type"] } == [
                 "application/json", "text/plain; charset=utf-8", "image/png",
             ])
-        #expect(try JSONDecoder().decode(Pet.self, from: requests[0].httpBody ?? Data()) == Pet(name: "Kringle"))
-        #expect(requests[1].httpBody == Data("hello".utf8))
-        #expect(requests.map(\.httpMethod) == ["POST", "POST", "PUT"])
+        #expect(try JSONDecoder().decode(Pet.self, from: requests[0].body ?? Data()) == Pet(name: "Kringle"))
+        #expect(requests[1].body == Data("hello".utf8))
+        #expect(requests.map(\.method.rawValue) == ["POST", "POST", "PUT"])
     }
 
     @Test(
@@ -84,7 +84,7 @@ struct RequestBuildingTests {
         let done = Counter()
         api.request(method, "/configured") { $0.on(completion: { done.increment() }) }
         #expect(await eventually { done.value == 1 })
-        #expect(transport.requests.map(\.httpMethod) == Array(repeating: method.rawValue, count: 3))
+        #expect(transport.requests.map(\.method.rawValue) == Array(repeating: method.rawValue, count: 3))
     }
 }
 

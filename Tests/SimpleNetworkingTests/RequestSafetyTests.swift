@@ -36,11 +36,11 @@ enum TimeoutSource: String, Sendable, CaseIterable, CustomStringConvertible {
 private final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     // @unchecked Sendable: `sent` is only touched under `lock`.
     private let lock = NSLock()
-    private var sent: [(request: URLRequest, options: TransportOptions)] = []
+    private var sent: [(request: HTTPRequest, options: TransportOptions)] = []
 
-    var calls: [(request: URLRequest, options: TransportOptions)] { lock.withLock { sent } }
+    var calls: [(request: HTTPRequest, options: TransportOptions)] { lock.withLock { sent } }
 
-    func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
         lock.withLock { sent.append((request, options)) }
         return SimpleResponse(statusCode: 200, headers: [:], body: Data(), url: request.url)
     }
@@ -369,9 +369,11 @@ struct RequestSafetyTests {
         let call = try #require(transport.calls.first)
         #expect(abs(call.options.timeout - expected) < 1)
         #expect(call.options.timeout <= SimpleNetworking.Configuration.maximumTimeout)
-        #expect(call.request.timeoutInterval.isFinite)
-        #expect(call.request.timeoutInterval <= SimpleNetworking.Configuration.maximumTimeout)
-        #expect(call.request.timeoutInterval >= expected.rounded(.down))
+        // What the URLSession transport hands to URLSession for these options.
+        let handedOn = URLSessionTransport.urlRequest(for: call.request, timeout: call.options.timeout)
+        #expect(handedOn.timeoutInterval.isFinite)
+        #expect(handedOn.timeoutInterval <= SimpleNetworking.Configuration.maximumTimeout)
+        #expect(handedOn.timeoutInterval >= expected.rounded(.down))
     }
 
     @Test("A NaN request timeout falls back to the client's timeout, which still fires")

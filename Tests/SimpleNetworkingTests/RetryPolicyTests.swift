@@ -83,7 +83,8 @@ struct RetryRuleTests {
             (.secureConnectionFailed, .get, true, false),
         ])
     func failureDecisions(code: URLError.Code, method: HTTPMethod, retriesTimeouts: Bool, retries: Bool) {
-        let outcome: Result<SimpleResponse, SimpleNetworkingError> = .failure(.transportFailed(URLError(code)))
+        let outcome: Result<SimpleResponse, SimpleNetworkingError> = .failure(
+            .transportFailed(TransportFailure(URLError(code))))
         let delay = RetryPolicy(retriesTimeouts: retriesTimeouts).retryDelay(
             afterAttempt: 1, method: method, headers: [:], outcome: outcome, now: Date(), random: 0.5)
         #expect((delay != nil) == retries)

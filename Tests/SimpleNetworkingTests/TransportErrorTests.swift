@@ -108,7 +108,7 @@ struct TransportErrorTests {
         let elapsed = Date().timeIntervalSince(start)
 
         #expect(error?.urlError?.code == .badServerResponse, "\(String(describing: error)) after \(elapsed) s")
-        #expect(elapsed < 2 * timeScale, "took \(elapsed) s")
+        #expect(elapsed < 4 * timeScale, "took \(elapsed) s")  // the defect was a 5 s timeout
         let description = error.map { "\($0)" } ?? ""
         #expect(description.contains("not valid HTTP"), "\(description)")
     }

@@ -14,7 +14,7 @@ extension SimpleNetworking {
     ///
     /// Each hop goes through the transport with what is left of the attempt's timeout, and the body-size limit
     /// applies to every hop. Every step is reported to the event handler, with URLs redacted.
-    func perform(_ request: URLRequest, for parts: SimpleRequest.Parts) async throws(SimpleNetworkingError)
+    func perform(_ request: HTTPRequest, for parts: SimpleRequest.Parts) async throws(SimpleNetworkingError)
         -> SimpleResponse
     {
         let options = transportOptions(for: parts)
@@ -28,7 +28,7 @@ extension SimpleNetworking {
             do throws(SimpleNetworkingError) {
                 var hopOptions = options
                 hopOptions.timeout = deadline.timeIntervalSinceNow
-                guard hopOptions.timeout > 0 else { throw .transportFailed(URLError(.timedOut)) }
+                guard hopOptions.timeout > 0 else { throw .transportFailed(TransportFailure(URLError(.timedOut))) }
                 current = finalizeHop(current, requestID: requestID)
                 response = try await transport.send(current, options: hopOptions)
                 try receiveHop(response, for: current, options: options, requestID: requestID)
@@ -48,14 +48,14 @@ extension SimpleNetworking {
     }
 
     /// The last step before a hop's request goes on the wire.
-    func finalizeHop(_ request: URLRequest, requestID: UUID) -> URLRequest {
+    func finalizeHop(_ request: HTTPRequest, requestID: UUID) -> HTTPRequest {
         emit(.willSend, for: request, requestID: requestID)
         return request
     }
 
     /// The first look at a hop's response, before redirect rules and handlers see it.
     /// - Throws: ``SimpleNetworkingError/responseTooLarge(limit:)`` when the transport returned more than the limit.
-    func receiveHop(_ response: SimpleResponse, for request: URLRequest, options: TransportOptions, requestID: UUID)
+    func receiveHop(_ response: SimpleResponse, for request: HTTPRequest, options: TransportOptions, requestID: UUID)
         throws(SimpleNetworkingError)
     {
         guard response.body.count <= options.maximumResponseBodySize else {
@@ -66,7 +66,7 @@ extension SimpleNetworking {
 
     /// Applies the redirect rules to a hop's response, reporting what they decided.
     private func nextHop(
-        after response: SimpleResponse, to request: URLRequest, in chain: inout RedirectChain, requestID: UUID
+        after response: SimpleResponse, to request: HTTPRequest, in chain: inout RedirectChain, requestID: UUID
     ) throws(SimpleNetworkingError) -> RedirectChain.Step {
         let step: RedirectChain.Step
         do throws(SimpleNetworkingError) {

@@ -16,9 +16,11 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// The request cannot be sent as built: a bad header, a framing header such as `Content-Length`, a bad method,
     /// or a body that cannot be sent (a JSON encoding failure, a body on GET or HEAD). Nothing reached the network.
     case invalidRequest(reason: String)
-    /// The connection failed before a complete response arrived: cannot connect, timed out, connection lost.
-    /// `attempts` is the history when the client retried first (see ``RetryPolicy``).
-    case transportFailed(URLError, attempts: [RequestAttempt] = [])
+    /// No complete response arrived: cannot connect, host not found, timed out, connection lost, TLS failure, a
+    /// response that is not valid HTTP. The failure's ``TransportFailure/category`` is the same whatever the
+    /// transport; its ``TransportFailure/underlying`` error is the platform's. `attempts` is the history when the
+    /// client retried first (see ``RetryPolicy``).
+    case transportFailed(TransportFailure, attempts: [RequestAttempt] = [])
     /// A response arrived with a status outside 2xx and no status handler stopped the chain.
     case unacceptableStatus(SimpleResponse)
     /// The body could not be decoded into `type`.
@@ -61,14 +63,14 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// The HTTP status code of ``response``, when one arrived.
     public var statusCode: Int? { response?.statusCode }
 
-    /// The underlying `URLError` of a transport failure.
-    ///
-    /// For failures of the library's requests it is rebuilt from what is safe to keep: the code, the library's
-    /// description, and a `failingURL` without user info and with the values of sensitive query parameters replaced.
-    public var urlError: URLError? {
-        if case .transportFailed(let error, _) = self { return error }
+    /// The failure of the transport, when no complete response arrived.
+    public var transportFailure: TransportFailure? {
+        if case .transportFailed(let failure, _) = self { return failure }
         return nil
     }
+
+    /// The underlying `URLError` of a transport failure, when the transport is URLSession.
+    public var urlError: URLError? { transportFailure?.urlError }
 
     /// The attempts made before the request ended, when it was sent at all.
     ///
@@ -93,7 +95,7 @@ public enum SimpleNetworkingError: Error, Sendable {
     }
 
     /// Whether the failure is a timeout.
-    public var isTimeout: Bool { urlError?.code == .timedOut }
+    public var isTimeout: Bool { transportFailure?.category == .timedOut }
 }
 
 extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
@@ -104,10 +106,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "Invalid URL: \(reason)."
         case .invalidRequest(let reason):
             return "Invalid request, nothing was sent: \(reason)."
-        case .transportFailed(let error, _):
-            let detail = error.userInfo[Self.detailKey] as? String
-            return
-                "The request failed before a complete response arrived: \(Self.describe(error.code, detail: detail))."
+        case .transportFailed(let failure, _):
+            return "The request failed before a complete response arrived: \(failure)."
         case .unacceptableStatus(let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
         case .decodingFailed(let type, let reason, _):
@@ -146,36 +146,5 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
     private static func `where`(_ response: SimpleResponse) -> String {
         guard let url = response.url, let host = url.host else { return "" }
         return " for \(host)\(url.path.isEmpty ? "/" : url.path)"
-    }
-
-    /// The `userInfo` key of the library's own detail for a transport failure, such as what was malformed in a
-    /// response; the value is a phrase of the library's, never anything from the request or response.
-    static let detailKey = "SimpleNetworkingDetail"
-
-    /// The phrase for `code`, followed by `detail` when there is one.
-    static func describe(_ code: URLError.Code, detail: String?) -> String {
-        guard let detail else { return describe(code) }
-        guard code != .badServerResponse else { return "the server's response is not valid HTTP: " + detail }
-        return describe(code) + ": " + detail
-    }
-
-    static func describe(_ code: URLError.Code) -> String {
-        switch code {
-        case .timedOut: return "the request timed out"
-        case .cannotConnectToHost: return "could not connect to the server (is it running, is the port right?)"
-        case .cannotFindHost, .dnsLookupFailed: return "the host name could not be resolved"
-        case .networkConnectionLost: return "the connection was lost before the response was complete"
-        case .notConnectedToInternet: return "there is no network connection"
-        case .badServerResponse:
-            return "the server's response is not valid HTTP, or the server closed the connection without answering"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            return "the secure connection could not be established (check the server's certificate)"
-        case .cancelled: return "the connection was cancelled"
-        case .dataLengthExceedsMaximum: return "the response body exceeded the size limit"
-        case .httpTooManyRedirects: return "too many redirects"
-        case .redirectToNonExistentLocation: return "a redirect had no usable Location"
-        default: return "URLError \(code.rawValue)"
-        }
     }
 }

@@ -199,7 +199,7 @@ extension SimpleRequest {
 
     /// Sends one attempt on `client`: builds the request, then sends it and follows its redirects.
     private func attempt(on client: SimpleNetworking, record: inout ExecutionRecord) async -> (
-        outcome: Outcome, request: URLRequest?
+        outcome: Outcome, request: HTTPRequest?
     ) {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
@@ -209,9 +209,9 @@ extension SimpleRequest {
             parts.timeout = remaining
             clippedDeadline = deadline(on: client)
         }
-        let request: URLRequest
+        let request: HTTPRequest
         do throws(SimpleNetworkingError) {
-            request = try client.makeURLRequest(for: parts)
+            request = try client.makeHTTPRequest(for: parts)
         } catch {
             return (.failure(error), nil)
         }

@@ -20,7 +20,7 @@ extension SimpleRequest {
     struct HandlingContext: Sendable {
         var record: ExecutionRecord
         /// The request of the attempt, for the event that announces a policy retry.
-        var request: URLRequest?
+        var request: HTTPRequest?
     }
 
     /// What the handlers of one attempt read from the request, copied out of the lock.

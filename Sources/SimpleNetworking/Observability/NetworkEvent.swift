@@ -73,9 +73,9 @@ extension NetworkEvent.Kind {
 
 extension SimpleNetworking {
     /// Reports `kind` for `request` to the configured event handler, with the URL redacted.
-    func emit(_ kind: NetworkEvent.Kind, for request: URLRequest, requestID: UUID) {
+    func emit(_ kind: NetworkEvent.Kind, for request: HTTPRequest, requestID: UUID) {
         guard let handler = configuration.eventHandler else { return }
-        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
-        handler(NetworkEvent(kind, requestID: requestID, method: method, url: sensitiveData.redact(request.url)))
+        handler(
+            NetworkEvent(kind, requestID: requestID, method: request.method, url: sensitiveData.redact(request.url)))
     }
 }

@@ -28,33 +28,33 @@ extension SimpleRequest {
         throws(SimpleNetworkingError) -> String
     {
         let parts = state.withLock { $0.parts(timeout: $0.timeout) }
-        let request = try client.makeURLRequest(for: parts)
+        let request = try client.makeHTTPRequest(for: parts)
         return CURLCommand(request: request, redacting: redactingSecrets ? client.sensitiveData : nil).text
     }
 }
 
-/// The text of a `curl` command for a `URLRequest`, optionally with secrets redacted.
+/// The text of a `curl` command for a request, optionally with secrets redacted.
 struct CURLCommand {
-    let request: URLRequest
+    let request: HTTPRequest
     /// The names to redact, or `nil` to show everything.
     let redacting: SensitiveData?
 
     var text: String {
-        let method = request.httpMethod ?? "GET"
+        let method = request.method.rawValue
         var line = "curl"
         if method == "HEAD" {
             line += " --head"
-        } else if method != "GET" || request.httpBody != nil {
+        } else if method != "GET" || request.body != nil {
             line += " -X " + Self.quote(method)
         }
-        let url = redacting.map { $0.redact(request.url) } ?? request.url?.absoluteString ?? ""
+        let url = redacting.map { $0.redact(request.url) } ?? request.url.absoluteString
         var lines = [line + " " + Self.quote(url)]
-        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
-        for (name, value) in headers {
+        let headers = request.headers.fields.map { ($0.name, $0.value) }
+        for (name, value) in headers.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
             let shown = redacting?.isSensitive(header: name) == true ? SensitiveData.placeholder : value
             lines.append("-H " + Self.quote(name + ": " + shown))
         }
-        if let body = request.httpBody, !body.isEmpty {
+        if let body = request.body, !body.isEmpty {
             lines.append("--data-binary " + Self.quote(bodyText(body)))
         }
         return lines.joined(separator: " \\\n  ")
@@ -63,7 +63,7 @@ struct CURLCommand {
     private func bodyText(_ body: Data) -> String {
         guard let text = String(data: body, encoding: .utf8) else { return "<\(body.count) bytes of binary data>" }
         guard let redacting else { return text }
-        let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+        let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
         if contentType.hasPrefix(MediaType.formURLEncoded.rawValue) {
             return redacting.redact(query: text)
         }

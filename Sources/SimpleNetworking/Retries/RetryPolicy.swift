@@ -109,10 +109,10 @@ public struct RetryPolicy: Sendable {
                 return backoffDelay
             }
             return min(wait, maximumRetryAfter)
-        case .failure(.transportFailed(let error, _)):
-            if Self.neverConnected.contains(error.code) { return backoffDelay }
-            if error.code == .timedOut, !retriesTimeouts { return nil }
-            if Self.failedMidRequest.contains(error.code), allowsRetry(of: method, headers: headers) {
+        case .failure(.transportFailed(let failure, _)):
+            if Self.neverConnected.contains(failure.category) { return backoffDelay }
+            if failure.category == .timedOut, !retriesTimeouts { return nil }
+            if Self.failedMidRequest.contains(failure.category), allowsRetry(of: method, headers: headers) {
                 return backoffDelay
             }
             return nil
@@ -122,12 +122,10 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Failures where no byte reached the server: safe to retry for any method.
-    static let neverConnected: Set<URLError.Code> = [
-        .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
-    ]
+    static let neverConnected: Set<TransportFailure.Category> = [.cannotConnect, .hostNotFound]
 
     /// Failures after the request may have reached the server: retried only for retryable methods.
-    static let failedMidRequest: Set<URLError.Code> = [.timedOut, .networkConnectionLost, .badServerResponse]
+    static let failedMidRequest: Set<TransportFailure.Category> = [.timedOut, .connectionLost, .badServerResponse]
 }
 
 /// Exponential backoff with full jitter: the wait before retry `n` is a random time in

@@ -15,7 +15,7 @@ struct RedirectChain {
         /// The response is final: hand it to the pipeline.
         case deliver
         /// Send `request` next; `hop` describes the redirect.
-        case follow(URLRequest, hop: RedirectHop)
+        case follow(HTTPRequest, hop: RedirectHop)
     }
 
     /// The statuses that are followed; 300 and 304 are not redirects to follow.
@@ -31,14 +31,14 @@ struct RedirectChain {
     let sensitiveHeaders: SensitiveData
     /// The first request of the chain; its origin and visited key are worked out only once a redirect arrives, so
     /// an attempt without redirects pays nothing for the chain.
-    let original: URLRequest
-    private(set) lazy var originalOrigin: Origin? = original.url.flatMap(Origin.init)
+    let original: HTTPRequest
+    private(set) lazy var originalOrigin: Origin? = Origin(original.url)
     private(set) var hops = 0
     /// Set once any hop leaves the original origin; sensitive headers stay removed for the rest of the chain.
     private(set) var hasLeftOrigin = false
     private var visited: Set<String> = []
 
-    init(original: URLRequest, policy: RedirectPolicy, sensitiveData: SensitiveData) {
+    init(original: HTTPRequest, policy: RedirectPolicy, sensitiveData: SensitiveData) {
         self.policy = policy
         self.sensitiveHeaders = sensitiveData
         self.original = original
@@ -47,12 +47,13 @@ struct RedirectChain {
     /// What follows `response`, the answer to `request`.
     /// - Throws: ``SimpleNetworkingError/tooManyRedirects(limit:)`` or
     ///   ``SimpleNetworkingError/redirectRefused(reason:)``.
-    mutating func step(after response: SimpleResponse, to request: URLRequest) throws(SimpleNetworkingError) -> Step {
+    mutating func step(after response: SimpleResponse, to request: HTTPRequest) throws(SimpleNetworkingError) -> Step {
         guard Self.redirectStatuses.contains(response.statusCode) else { return .deliver }
         if case .doNotFollow = policy.rule { return .deliver }
         guard let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces),
-            !location.isEmpty, let current = request.url
+            !location.isEmpty
         else { return .deliver }
+        let current = request.url
         guard let target = Self.resolve(location, against: current) else {
             throw .redirectRefused(reason: "the Location header is not a valid URL")
         }
@@ -63,7 +64,7 @@ struct RedirectChain {
         if current.scheme?.lowercased() == "https", targetOrigin.scheme == "http", !policy.allowsHTTPSDowngrade {
             throw .redirectRefused(reason: "a redirect from https to http is refused")
         }
-        let method = Self.method(after: response.statusCode, from: HTTPMethod(rawValue: request.httpMethod ?? "GET"))
+        let method = Self.method(after: response.statusCode, from: request.method)
         let leaves = targetOrigin != originalOrigin
         let hop = RedirectHop(
             from: current, to: target, statusCode: response.statusCode, number: hops + 1, method: method,
@@ -78,15 +79,15 @@ struct RedirectChain {
         }
         var next = request
         next.url = target
-        next.httpMethod = method.rawValue
-        if method.rawValue != request.httpMethod {
-            next.httpBody = nil
-            for name in Self.bodyHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        next.method = method
+        if method != request.method {
+            next.body = nil
+            for name in Self.bodyHeaders { next.headers.remove(name: name) }
         }
         // A caller's Host (Configuration.allowsHostHeader) names the server it was set for, not the next one.
-        if Origin(current) != targetOrigin { next.setValue(nil, forHTTPHeaderField: "Host") }
+        if Origin(current) != targetOrigin { next.headers.remove(name: "Host") }
         hasLeftOrigin = hasLeftOrigin || leaves
-        if hasLeftOrigin { next.allHTTPHeaderFields = sensitiveHeaders.removingSensitive(from: next) }
+        if hasLeftOrigin { next.headers = sensitiveHeaders.removingSensitive(from: next.headers) }
         if visited.isEmpty { visited.insert(Self.key(original)) }
         guard visited.insert(Self.key(next)).inserted else {
             throw .redirectRefused(reason: "the redirects form a loop")
@@ -120,7 +121,7 @@ struct RedirectChain {
         return components.url
     }
 
-    private static func key(_ request: URLRequest) -> String {
-        (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
+    private static func key(_ request: HTTPRequest) -> String {
+        request.method.rawValue + " " + request.url.absoluteString
     }
 }

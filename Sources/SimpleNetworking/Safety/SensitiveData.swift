@@ -52,9 +52,9 @@ struct SensitiveData: Sendable {
         queryParameters.contains((name.removingPercentEncoding ?? name).lowercased())
     }
 
-    /// The request's headers without the sensitive ones.
-    func removingSensitive(from request: URLRequest) -> [String: String] {
-        (request.allHTTPHeaderFields ?? [:]).filter { !isSensitive(header: $0.key) }
+    /// `headers` without the sensitive ones.
+    func removingSensitive(from headers: HTTPHeaders) -> HTTPHeaders {
+        HTTPHeaders(headers.fields.filter { !isSensitive(header: $0.name) })
     }
 
     /// `url` without user info or fragment, and with the values of sensitive query parameters replaced: safe to log.
@@ -102,19 +102,19 @@ struct SensitiveData: Sendable {
     /// `error` with the platform error of a transport failure rebuilt from what is safe to keep.
     ///
     /// A URLError from URLSession keeps the failing URL, with its user info and every query value, in its
-    /// `userInfo` and in an underlying error, where `dump` and `String(reflecting:)` show them. The kept error has the
-    /// same code, the failing URL redacted by ``redactedURL(_:)``, the library's description, and its detail for a
-    /// malformed response; nothing else.
+    /// `userInfo` and in an underlying error, where `dump` and `String(reflecting:)` show them. The kept `URLError`
+    /// has the same code, the failing URL redacted by ``redactedURL(_:)`` and the library's description; nothing
+    /// else. The failure's category and detail are kept as they are.
     func redact(_ error: SimpleNetworkingError) -> SimpleNetworkingError {
-        guard case .transportFailed(let urlError, let attempts) = error else { return error }
-        var userInfo: [String: Any] = [:]
-        let detail = urlError.userInfo[SimpleNetworkingError.detailKey] as? String
-        if let detail { userInfo[SimpleNetworkingError.detailKey] = detail }
-        userInfo[NSLocalizedDescriptionKey] = SimpleNetworkingError.describe(urlError.code, detail: detail)
+        guard case .transportFailed(var failure, let attempts) = error, let urlError = failure.urlError else {
+            return error
+        }
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: failure.description]
         if let failingURL = urlError.failingURL, let safe = redactedURL(failingURL) {
             userInfo[NSURLErrorFailingURLErrorKey] = safe
         }
-        return .transportFailed(URLError(urlError.code, userInfo: userInfo), attempts: attempts)
+        failure.underlying = URLError(urlError.code, userInfo: userInfo)
+        return .transportFailed(failure, attempts: attempts)
     }
 
     /// A JSON value with the values of sensitive keys replaced, at any depth.

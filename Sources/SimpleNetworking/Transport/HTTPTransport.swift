@@ -8,7 +8,9 @@ import Foundation
 ///
 /// The library's own transport uses URLSession; `MockTransport` in `SimpleNetworkingTesting` answers from memory.
 /// A transport is called once per hop: it must not follow redirects itself, but return the 3xx response; redirects,
-/// retries and handlers are the client's job.
+/// retries and handlers are the client's job. It takes and returns the library's own values (``HTTPRequest``,
+/// ``SimpleResponse``), keeps repeated header fields apart, frames the body itself, and reports failures as a
+/// ``TransportFailure``. `TransportConformance` in `SimpleNetworkingTesting` checks a transport against all of this.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the whole response.
     ///
@@ -19,9 +21,10 @@ public protocol HTTPTransport: Sendable {
     ///   - request: The request, already validated, with every header merged in.
     ///   - options: Limits for this attempt.
     /// - Returns: The response, whatever its status.
-    /// - Throws: ``SimpleNetworkingError/transportFailed(_:attempts:)`` when no complete response arrived,
-    ///   ``SimpleNetworkingError/responseTooLarge(limit:)``, or ``SimpleNetworkingError/cancelled``.
-    func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse
+    /// - Throws: ``SimpleNetworkingError/transportFailed(_:attempts:)`` with a ``TransportFailure`` of the right
+    ///   category when no complete response arrived, ``SimpleNetworkingError/responseTooLarge(limit:)``, or
+    ///   ``SimpleNetworkingError/cancelled``.
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse
 
     /// Stops the transport: requests in flight are cancelled and no new ones can be sent.
     func close()

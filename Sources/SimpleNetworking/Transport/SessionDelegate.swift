@@ -139,7 +139,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return task
         }
         guard let task else {
-            pending.finish(with: .failure(.transportFailed(URLError(.cancelled))))
+            pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
             return
         }
         guard pending.attach(task) else {
@@ -212,7 +212,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         pending.response = response as? HTTPURLResponse
         if let response = pending.response, let problem = Malformed.framing(of: response) {
             // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
-            stop(pending, with: .transportFailed(problem.error(for: dataTask.originalRequest)))
+            stop(pending, with: .transportFailed(TransportFailure(problem.error(for: dataTask.originalRequest))))
             return completionHandler(.cancel)
         }
         if let response = pending.response, Self.declaredLength(of: response, for: dataTask) > pending.maximumBodySize {
@@ -300,10 +300,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             #if canImport(FoundationNetworking)
                 urlError = corrected(urlError, afterResponse: pending.response != nil, request: request)
             #endif
-            return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(urlError))
+            return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(TransportFailure(urlError)))
         }
         guard let response = pending.response else {
-            return .failure(.transportFailed(URLError(.badServerResponse)))
+            return .failure(.transportFailed(TransportFailure(URLError(.badServerResponse))))
         }
         return .success(
             SimpleResponse(
@@ -356,7 +356,7 @@ enum Malformed {
     /// `URLError(.badServerResponse)` with this problem as the library's detail, and the failing URL.
     func error(for request: URLRequest?) -> URLError {
         var userInfo = Self.failingURL(request)
-        userInfo[SimpleNetworkingError.detailKey] = detail
+        userInfo[TransportFailure.detailKey] = detail
         return URLError(.badServerResponse, userInfo: userInfo)
     }
 

@@ -17,7 +17,7 @@ package final class URLSessionTransport: HTTPTransport {
     private let ownsSession: Bool
 
     /// The library's own session: ephemeral, no cache, no cookie or credential storage.
-    init(configuration: SimpleNetworking.Configuration) {
+    package init(configuration: SimpleNetworking.Configuration) {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -68,13 +68,14 @@ package final class URLSessionTransport: HTTPTransport {
         #endif
     }
 
-    package func send(_ request: URLRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+    package func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
         -> SimpleResponse
     {
+        let request = Self.urlRequest(for: request, timeout: options.timeout)
         let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize)
         pending.startDeadline(after: options.timeout) { [weak pending, delegate] in
             guard let pending else { return }
-            delegate.stop(pending, with: .transportFailed(URLError(.timedOut)))
+            delegate.stop(pending, with: .transportFailed(TransportFailure(URLError(.timedOut))))
         }
         // On Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for
         // seconds (see "URLSession on Linux" in the documentation): never on the caller's thread, which may be one of
@@ -93,6 +94,17 @@ package final class URLSessionTransport: HTTPTransport {
             delegate.stop(pending, with: .cancelled)
         }
         return try result.get()
+    }
+
+    /// The `URLRequest` for `request`: repeated header fields joined with ", " (URLSession keeps one value per name),
+    /// and URLSession's own timeout set as a backstop behind the library's timer.
+    package static func urlRequest(for request: HTTPRequest, timeout: TimeInterval) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpBody = request.body
+        urlRequest.allHTTPHeaderFields = request.headers.dictionary
+        urlRequest.timeoutInterval = sessionTimeout(for: timeout)
+        return urlRequest
     }
 
     package func close() {

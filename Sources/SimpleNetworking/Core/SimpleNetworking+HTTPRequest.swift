@@ -108,26 +108,25 @@ struct BaseURL: Sendable {
 }
 
 extension SimpleNetworking {
-    /// Builds the `URLRequest` for one attempt: URL, merged headers, method, body. Validates everything first, so
-    /// a bad header or URL is a thrown error and nothing reaches the network.
-    func makeURLRequest(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> URLRequest {
+    /// Builds the request for one attempt: URL, merged headers, method, body. Validates everything first, so a bad
+    /// header or URL is a thrown error and nothing reaches the network.
+    func makeHTTPRequest(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> HTTPRequest {
         let (url, origin) = try makeURL(for: parts)
         try RequestValidation.validate(method: parts.method)
         var headers = origin == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
-        var request = URLRequest(url: url)
-        request.httpMethod = parts.method.rawValue
         if parts.method == .get || parts.method == .head, let body = parts.body, !body.isEmpty {
             throw .invalidRequest(
                 reason: "a \(parts.method.rawValue) request cannot carry a body: URLSession on Linux does not send "
                     + "it; put the data in the query, or use POST")
         }
+        var body: Data?
         switch parts.body {
         case .data(let data, let contentType):
-            request.httpBody = data
+            body = data
             if let contentType, !headers.contains("Content-Type") { headers["Content-Type"] = contentType.rawValue }
         case .json(let value):
             do {
-                request.httpBody = try configuration.encoder.encode(value)
+                body = try configuration.encoder.encode(value)
             } catch {
                 throw .invalidRequest(reason: "the JSON body could not be encoded (\(type(of: value)))")
             }
@@ -136,9 +135,7 @@ extension SimpleNetworking {
             break
         }
         try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)
-        request.allHTTPHeaderFields = headers.dictionary
-        request.timeoutInterval = URLSessionTransport.sessionTimeout(for: attemptTimeout(for: parts))
-        return request
+        return HTTPRequest(method: parts.method, url: url, headers: headers, body: body)
     }
 
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {

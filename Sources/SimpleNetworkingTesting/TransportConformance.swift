@@ -1,0 +1,221 @@
+import Foundation
+import SimpleNetworking
+
+/// Checks that an ``HTTPTransport`` behaves as the client relies on, against ``MockServer`` over real loopback
+/// sockets: every transport, URLSession or another engine, must pass all of it.
+///
+/// ```swift
+/// @Test func conformance() async {
+///     let failures = await TransportConformance { _ in MyTransport() }.run()
+///     #expect(failures.isEmpty, "\(failures)")
+/// }
+/// ```
+///
+/// The factory gets the check's server, for a transport that answers from it without sockets, such as
+/// `MockTransport(serving:)`; a network transport ignores it.
+///
+/// Each check gets a fresh transport and server, and closes both. The checks: a 3xx is returned, not followed; the
+/// body size limit stops a large body; the timeout fires; cancelling the calling task stops the request; failures
+/// come in the right ``TransportFailure/Category``; headers and bodies arrive byte for byte; repeated response
+/// header fields stay apart.
+public struct TransportConformance: Sendable {
+    /// One check that did not hold.
+    public struct Failure: Sendable, CustomStringConvertible {
+        /// The check's name, one of ``TransportConformance/checks``.
+        public let check: String
+        /// What was expected and what happened.
+        public let message: String
+
+        /// `check: message`.
+        public var description: String { "\(check): \(message)" }
+    }
+
+    /// The names of the checks, in the order ``run()`` runs them.
+    public static let checks = [
+        "redirectReturned", "bodyLimit", "timeout", "cancellation", "cannotConnect", "connectionLost",
+        "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders",
+    ]
+
+    private let makeTransport: @Sendable (MockServer) -> any HTTPTransport
+
+    /// Creates the kit for transports made by `makeTransport`.
+    /// - Parameter makeTransport: Returns a new transport for the check's server; called once per check.
+    public init(_ makeTransport: @escaping @Sendable (MockServer) -> any HTTPTransport) {
+        self.makeTransport = makeTransport
+    }
+
+    /// Runs every check, one after another.
+    /// - Returns: The checks that did not hold; empty when the transport conforms.
+    public func run() async -> [Failure] {
+        var failures: [Failure] = []
+        for check in Self.checks {
+            if let message = await run(check) { failures.append(Failure(check: check, message: message)) }
+        }
+        return failures
+    }
+
+    /// Runs one check by name.
+    /// - Parameter check: One of ``checks``.
+    /// - Returns: What went wrong, or `nil` when the check holds.
+    public func run(_ check: String) async -> String? {
+        let server: MockServer
+        do {
+            server = try MockServer()
+        } catch {
+            return "MockServer could not start: \(error)"
+        }
+        let transport = makeTransport(server)
+        defer {
+            transport.close()
+            server.shutdown()
+        }
+        switch check {
+        case "redirectReturned": return await redirectReturned(transport, server)
+        case "bodyLimit": return await bodyLimit(transport, server)
+        case "timeout": return await timeout(transport, server)
+        case "cancellation": return await cancellation(transport, server)
+        case "cannotConnect": return await cannotConnect(transport)
+        case "connectionLost": return await connectionLost(transport, server)
+        case "closedWithoutResponse": return await closedWithoutResponse(transport, server)
+        case "bytesSent": return await bytesSent(transport, server)
+        case "repeatedResponseHeaders": return await repeatedResponseHeaders(transport, server)
+        default: return "no such check"
+        }
+    }
+
+    // MARK: Checks
+
+    private func redirectReturned(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { request in
+            request.path == "/start" ? .redirect(to: "/elsewhere", status: 302) : .text("followed")
+        }
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/start")))
+        guard case .success(let response) = result else { return "expected the 302, got \(result)" }
+        guard response.statusCode == 302, response.headers["Location"] == "/elsewhere" else {
+            return "expected 302 with its Location, got \(response.statusCode)"
+        }
+        return server.requestCount == 1 ? nil : "the redirect was followed (\(server.requestCount) requests)"
+    }
+
+    private func bodyLimit(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in MockResponse(status: 200, body: Data(repeating: 0x61, count: 256 * 1024)) }
+        var options = TransportOptions(timeout: 10)
+        options.maximumResponseBodySize = 1024
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/large")), options)
+        guard case .failure(.responseTooLarge(let limit)) = result, limit == 1024 else {
+            return "expected responseTooLarge(limit: 1024), got \(result)"
+        }
+        return nil
+    }
+
+    private func timeout(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
+        let start = Date()
+        let result = await send(
+            transport, HTTPRequest(method: .get, url: server.url("/slow")), TransportOptions(timeout: 0.5))
+        let elapsed = Date().timeIntervalSince(start)
+        guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .timedOut else {
+            return "expected a timedOut failure, got \(result)"
+        }
+        return elapsed < 10 ? nil : "the 0.5 s timeout fired after \(elapsed) s"
+    }
+
+    private func cancellation(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
+        let request = HTTPRequest(method: .get, url: server.url("/slow"))
+        let task = Task { await send(transport, request) }
+        // Cancel once the request has reached the server, so the cancellation meets a request on the wire.
+        for _ in 0..<300 where server.requestCount == 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
+        let start = Date()
+        task.cancel()
+        let result = await task.value
+        let elapsed = Date().timeIntervalSince(start)
+        guard case .failure(.cancelled) = result else { return "expected cancelled, got \(result)" }
+        return elapsed < 10 ? nil : "cancellation took \(elapsed) s"
+    }
+
+    private func cannotConnect(_ transport: any HTTPTransport) async -> String? {
+        // A port that was just listening and is now closed: nothing accepts there.
+        let url: URL
+        do {
+            let closed = try MockServer()
+            url = closed.url("/nobody")
+            closed.shutdown()
+        } catch {
+            return "MockServer could not start: \(error)"
+        }
+        let result = await send(transport, HTTPRequest(method: .get, url: url))
+        guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .cannotConnect else {
+            return "expected a cannotConnect failure, got \(result)"
+        }
+        return nil
+    }
+
+    private func connectionLost(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in
+            MockResponse(status: 200, body: Data(repeating: 0x62, count: 4096), faults: [.dropAfterBodyBytes(100)])
+        }
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/cut")))
+        guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .connectionLost else {
+            return "expected a connectionLost failure, got \(result)"
+        }
+        return nil
+    }
+
+    private func closedWithoutResponse(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in MockResponse(status: 200, faults: [.closeWithoutResponse]) }
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/silent")))
+        guard case .failure(.transportFailed(let failure, _)) = result,
+            failure.category == .badServerResponse || failure.category == .connectionLost
+        else {
+            return "expected a badServerResponse or connectionLost failure, got \(result)"
+        }
+        return nil
+    }
+
+    private func bytesSent(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in .status(204) }
+        let body = Data((0...255).map { UInt8($0) } + Array("end\r\n\r\n".utf8))
+        let headers: HTTPHeaders = [
+            "X-Plain": "value", "X-Spaces": "two  spaces\tand a tab", "X-Unicode": "caf\u{E9}",
+            "Content-Type": "application/octet-stream",
+        ]
+        let result = await send(
+            transport, HTTPRequest(method: .put, url: server.url("/bytes?q=a%20b"), headers: headers, body: body))
+        guard case .success(let response) = result, response.statusCode == 204 else {
+            return "expected 204, got \(result)"
+        }
+        guard let recorded = server.requests.first else { return "the server received nothing" }
+        if recorded.method != "PUT" { return "method \(recorded.method) arrived instead of PUT" }
+        if recorded.target != "/bytes?q=a%20b" { return "target \(recorded.target) arrived instead of /bytes?q=a%20b" }
+        if recorded.body != body { return "the body arrived as \(recorded.body.count) different bytes" }
+        for field in headers where recorded.header(field.name) != field.value {
+            return "\(field.name) arrived as \(String(describing: recorded.header(field.name)))"
+        }
+        return nil
+    }
+
+    private func repeatedResponseHeaders(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        let cookies = ["a=1; Path=/", "b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT", "c=3"]
+        server.route { _ in
+            MockResponse(status: 200, headers: cookies.map { (name: "Set-Cookie", value: $0) }, body: Data())
+        }
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/cookies")))
+        guard case .success(let response) = result else { return "expected a response, got \(result)" }
+        let received = response.headers.values(for: "Set-Cookie")
+        return received == cookies ? nil : "Set-Cookie fields arrived as \(received)"
+    }
+
+    // MARK: Helpers
+
+    private func send(
+        _ transport: any HTTPTransport, _ request: HTTPRequest,
+        _ options: TransportOptions = TransportOptions(timeout: 10)
+    ) async -> Result<SimpleResponse, SimpleNetworkingError> {
+        do throws(SimpleNetworkingError) {
+            return .success(try await transport.send(request, options: options))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

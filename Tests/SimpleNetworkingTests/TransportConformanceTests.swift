@@ -1,0 +1,34 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+@Suite("Transport conformance")
+struct TransportConformanceTests {
+    @Test("The URLSession transport passes the conformance kit", arguments: TransportConformance.checks)
+    func urlSession(check: String) async {
+        let kit = TransportConformance { _ in URLSessionTransport(configuration: SimpleNetworking.Configuration()) }
+        let failure = await kit.run(check)
+        #expect(failure == nil, "\(check): \(failure ?? "")")
+    }
+
+    @Test("MockTransport serving a MockServer passes the conformance kit", arguments: TransportConformance.checks)
+    func mockTransport(check: String) async {
+        let failure = await TransportConformance { MockTransport(serving: $0) }.run(check)
+        #expect(failure == nil, "\(check): \(failure ?? "")")
+    }
+
+    @Test("The kit catches a transport that breaks the contract")
+    func catchesBrokenTransport() async {
+        // Follows nothing, limits nothing, never times out: answers every request with a 302 and a large body.
+        struct Careless: HTTPTransport {
+            func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+                -> SimpleResponse
+            {
+                SimpleResponse(statusCode: 200, headers: [:], body: Data(count: 1 << 20), url: request.url)
+            }
+        }
+        let failures = await TransportConformance { _ in Careless() }.run()
+        #expect(Set(failures.map(\.check)) == Set(TransportConformance.checks))
+    }
+}
