@@ -26,7 +26,7 @@ struct Origin: Hashable, Sendable {
     /// and libcurl rewrites IPv6 literals (`[::1]`) and IPv4 addresses not written as four decimal numbers (`127.1`,
     /// `0x7f.0.0.1`, `2130706433`, `127.000.000.001`). See "URLSession on Linux" in the documentation.
     var unsupportedHostReason: String? {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             if host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") }) {
                 return "URLSession on Linux cannot send to a host written as an IPv6 address ([...]); use a host name "
                     + "that resolves to it"

@@ -267,7 +267,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // Never answer challenges with a credential: a 401 must reach the library's handlers, and on Linux answering a
         // Digest or unknown scheme with a credential reaches a fatalError in FoundationNetworking: see
         // "URLSession on Linux" in the documentation.
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             // On Linux only HTTP challenges (Basic, Digest) get here, after the whole 401 has arrived. Default handling
             // leaves the task hanging forever and `.useCredential` with no credential traps, so the protection space
             // is rejected, which cancels the task; its completion then delivers the 401 as the response.
@@ -297,7 +297,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     {
         if let error {
             var urlError = error as? URLError ?? URLError(.unknown)
-            #if canImport(FoundationNetworking)
+            #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
                 urlError = corrected(urlError, afterResponse: pending.response != nil, request: request)
             #endif
             return .failure(urlError.code == .cancelled ? .cancelled : .transportFailed(TransportFailure(urlError)))
@@ -312,7 +312,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 }
 
-#if canImport(FoundationNetworking)
+#if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
     /// libcurl's failures as Apple platforms report them, where FoundationNetworking's codes mislead (see "URLSession
     /// on Linux" in the documentation).
     private func corrected(_ error: URLError, afterResponse: Bool, request: URLRequest?) -> URLError {

@@ -35,7 +35,7 @@ package final class URLSessionTransport: HTTPTransport {
 
     /// The queue the session calls its delegate on: serial, and on Linux bounded (see ``BoundedDelegateQueue``).
     private static func makeDelegateQueue() -> OperationQueue {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             let queue = BoundedDelegateQueue()
         #else
             let queue = OperationQueue()
@@ -61,7 +61,7 @@ package final class URLSessionTransport: HTTPTransport {
     static func sessionTimeout(for seconds: TimeInterval) -> TimeInterval {
         typealias Configuration = SimpleNetworking.Configuration
         let usable = Configuration.usableTimeout(seconds) ?? Configuration.defaultTimeout
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             return max(1, usable.rounded(.up))
         #else
             return usable
@@ -133,7 +133,7 @@ private struct UncheckedSession: @unchecked Sendable {
     let session: URLSession
 }
 
-#if canImport(FoundationNetworking)
+#if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
     /// A delegate queue that holds libcurl back while it is too far ahead.
     ///
     /// FoundationNetworking hands every chunk of a body to the delegate queue as an operation, from the work queue
