@@ -106,7 +106,7 @@ struct ExecutionLoopTests {
             Issue.record("expected cancelled, got \(String(describing: error))")
             return
         }
-        #expect(elapsed < 1.5 * timeScale)  // about 5 ms alone; loose for a loaded machine
+        #expect(elapsed < 5 * timeScale)  // about 5 ms alone; the defect was a hang for good
         #expect(log.all == ["error The request was cancelled.", "completion"])
     }
 
@@ -167,7 +167,7 @@ struct ExecutionLoopTests {
         let start = Date()
         task.cancel()
         let error = await task.value
-        #expect(Date().timeIntervalSince(start) < 1.5 * timeScale)
+        #expect(Date().timeIntervalSince(start) < 5 * timeScale)  // the defect was a hang for good
         #expect(error.map { if case .cancelled = $0 { true } else { false } } == true)
     }
 
