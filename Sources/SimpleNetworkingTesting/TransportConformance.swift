@@ -135,16 +135,14 @@ public struct TransportConformance: Sendable {
     }
 
     private func cannotConnect(_ transport: any HTTPTransport) async -> String? {
-        // A port that was just listening and is now closed: nothing accepts there.
-        let url: URL
+        // A reserved port that refuses connections.
+        let refusing: RefusingPort
         do {
-            let closed = try MockServer()
-            url = closed.url("/nobody")
-            closed.shutdown()
+            refusing = try RefusingPort()
         } catch {
-            return "MockServer could not start: \(error)"
+            return "RefusingPort could not be made: \(error)"
         }
-        let result = await send(transport, HTTPRequest(method: .get, url: url))
+        let result = await send(transport, HTTPRequest(method: .get, url: refusing.url("/nobody")))
         guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .cannotConnect else {
             return "expected a cannotConnect failure, got \(result)"
         }

@@ -182,12 +182,12 @@ struct LoopbackTransportTests {
     func transportFailure(failure: LoopbackFailure) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        let baseURL = server.baseURL
+        // A reserved port refuses connections; no parallel test's server can be given it.
+        let refusing = try RefusingPort()
+        let baseURL = failure == .connectionRefused ? refusing.baseURL : server.baseURL
         switch failure {
         case .connectionRefused:
-            // Nothing listens on the port once the server is shut down. (Another test's server could in theory
-            // be given the same ephemeral port in between; the kernel hands them out from a wide range.)
-            server.shutdown()
+            break
         case .dropBeforeBody:
             server.enqueue(MockResponse(status: 200, body: Data(count: 1024), faults: [.dropBeforeBody]))
         case .dropInBody:

@@ -124,8 +124,10 @@ struct ObservabilityTests {
         defer { server.shutdown() }
         server.route { scenario.reply(to: $0, server: server) }
         // A password in the base URL's userinfo, secret header values and a sensitive query value, on every request.
-        let base = try #require(URL(string: "http://ada:\(marker)-password@127.0.0.1:\(server.port)"))
-        if scenario == .connectionRefused { server.shutdown() }
+        // A reserved port refuses connections; no parallel test's server can be given it.
+        let refusing = try RefusingPort()
+        let port = scenario == .connectionRefused ? refusing.port : server.port
+        let base = try #require(URL(string: "http://ada:\(marker)-password@127.0.0.1:\(port)"))
         var configuration = SimpleNetworking.Configuration()
         configuration.retryPolicy = .never
         configuration.defaultHeaders = ["X-Api-Key": "\(marker)-api-key"]
@@ -196,8 +198,8 @@ enum SecretScenario: String, CaseIterable, Sendable, CustomTestStringConvertible
         case .responseTooLarge: request.maximumResponseBodySize(16)
         case .redirectRefused: request.redirects(.sameOrigin)
         case .tooManyRedirects: request.redirects(.follow(limit: 1))
-        case .timeout: request.timeout(1)  // long enough for the request to reach a busy server
-        case .deadlineExceeded: request.deadline(1)  // long enough for the request to reach a busy server
+        case .timeout: request.timeout(3)  // long enough for the request to reach a busy server
+        case .deadlineExceeded: request.deadline(3)  // long enough for the request to reach a busy server
         case .invalidRequest: request.header("X-Api-Key", "\(marker)-api-key\r\nX-Injected: 1")
         case .decodingFailed, .unacceptableStatus, .connectionRefused, .invalidURL, .authenticationFailed: request
         }

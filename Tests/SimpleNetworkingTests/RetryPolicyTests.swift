@@ -238,9 +238,8 @@ struct AutomaticRetryTests {
 
     @Test("A connection that was never established is retried even for POST")
     func neverConnected() async throws {
-        let server = try MockServer()
-        let url = server.baseURL
-        server.shutdown()
+        let refusing = try RefusingPort()
+        let url = refusing.baseURL
         let virtual = VirtualClock()
         var configuration = SimpleNetworking.Configuration()
         configuration.clock = virtual.clock

@@ -37,9 +37,8 @@ struct TransportErrorTests {
 
     @Test("A failure against a closed port keeps no password or sensitive query value, however it is printed")
     func noSecretsInTransportFailure() async throws {
-        let server = try MockServer()
-        let port = server.port
-        server.shutdown()  // nothing listens on the port any more
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let baseURL = try #require(URL(string: "http://alice:\(Self.password)@127.0.0.1:\(port)/v1"))
         let events = Locked<[NetworkEvent]>([])
         let api = makeLoopbackClient(baseURL) { configuration in
