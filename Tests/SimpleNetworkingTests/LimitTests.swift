@@ -238,22 +238,22 @@ struct TimeoutTests {
     func acrossRedirects() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // Each hop alone fits in the 3 s timeout, the first with 1.5 s to spare for a loaded machine; both together
-        // take a second longer than it, room for a timeout that fires late.
+        // Each hop alone fits in the 4 s timeout, so a timer per hop would let the request succeed; together they
+        // take longer. The first hop is short, leaving 3.5 s for a slow (ThreadSanitizer) run to reach the second.
         server.route { request in
             request.path == "/start"
-                ? MockResponse(status: 302, headers: [("Location", "/next")], faults: [.delayHeaders(1.5)])
-                : MockResponse(body: Data("done".utf8), faults: [.delayHeaders(2.5)])
+                ? MockResponse(status: 302, headers: [("Location", "/next")], faults: [.delayHeaders(0.5)])
+                : MockResponse(body: Data("done".utf8), faults: [.delayHeaders(3.5)])
         }
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
         let start = Date()
-        let error = await failure(of: api.get("/start").timeout(3))
+        let error = await failure(of: api.get("/start").timeout(4))
         let elapsed = Date().timeIntervalSince(start)
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
-        #expect(elapsed > 2.95 && elapsed < 5 * timeScale, "took \(elapsed) s")
+        #expect(elapsed > 3.95 && elapsed < 7 * timeScale, "took \(elapsed) s")
         #expect(server.requestCount == 2)
     }
 }
