@@ -46,6 +46,12 @@ func megabytes(_ kilobytes: Int) -> String { String(format: "%.1f MB", Double(ki
 
 func report(_ label: String, _ value: String) { print("\(label): \(value)") }
 
+/// Reports what went wrong on standard error and exits with status 1.
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("transport-probe: \(message)\n".utf8))
+    exit(1)
+}
+
 func memory(_ label: String) {
     report(label, "VmRSS \(megabytes(status("VmRSS"))), VmHWM \(megabytes(status("VmHWM"))), fds \(openDescriptors())")
 }
@@ -216,7 +222,7 @@ case "sequential", "sequential-raw":
         line.append(chunk)
     }
     let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
-    guard let printed, let serverURL = URL(string: String(printed)) else { fatalError("no URL from the server") }
+    guard let printed, let serverURL = URL(string: String(printed)) else { fail("no URL from the server process") }
     let api = client(serverURL, timeout: timeout)
     // sequential-raw: the same requests on a plain ephemeral URLSession, for what FoundationNetworking itself keeps.
     let raw = URLSession(configuration: .ephemeral)
@@ -287,7 +293,7 @@ case "headers":
     for index in 0..<16 { fields["X-Header-\(index)"] = "value \(index)" }
     guard let url = URL(string: "http://127.0.0.1/"),
         let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
-    else { fatalError("cannot build a response") }
+    else { fail("cannot build a response") }
     var total = 0
     let start = Date()
     for _ in 0..<count { total += HTTPHeaders(response).count }
