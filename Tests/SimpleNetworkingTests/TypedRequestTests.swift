@@ -114,6 +114,14 @@ private struct Elsewhere: Endpoint {
     var pathValues: [String: String] { ["name": "a/b"] }
 }
 
+/// An endpoint whose server answers with a redirect.
+private struct MovedProfile: Endpoint {
+    typealias Response = Profile
+    var id: String
+    var path: String { "/moved/{id}" }
+    var pathValues: [String: String] { ["id": id] }
+}
+
 /// A request type that customises its body encoding and headers without restating the rest.
 private struct UploadNote: TypedRequest {
     static let httpMethod: HTTPMethod = .post
@@ -277,5 +285,24 @@ struct TypedRequestTests {
         #expect(String(decoding: request.body, as: UTF8.self) == "# Feed Kringle")
         #expect(request.header("Content-Type") == "text/markdown")
         #expect(request.header("X-Client") == "bound")
+    }
+
+    @Test("Redirects and re-authentication apply to endpoints")
+    func redirectsAndReauthentication() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.path {
+            case "/auth": return .json(#"{"token": "fresh"}"#)
+            case "/moved/7": return .redirect(to: "/profiles/7")
+            case "/profiles/7" where request.header("Authorization") == "Bearer fresh":
+                return .json(#"{"id": 7, "name": "Kringle"}"#)
+            default: return .status(401)
+            }
+        }
+        let api = MyAPI(baseURL: server.baseURL)
+        defer { api.close() }
+        #expect(try await api.send(MovedProfile(id: "7")) == Profile(id: 7, name: "Kringle"))
+        #expect(server.requests.map(\.path) == ["/moved/7", "/profiles/7", "/auth", "/moved/7", "/profiles/7"])
     }
 }
