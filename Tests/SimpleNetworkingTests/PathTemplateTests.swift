@@ -7,8 +7,9 @@ import Testing
 struct PathTemplateTests {
     /// What path arrives at the server for `/users/{id}` below the base path `/v1`, or `nil` when the request must
     /// fail with `invalidURL` before anything is sent.
+    // Serialized: twenty loopback servers at once slow the other tests' timing windows under ThreadSanitizer.
     @Test(
-        "Each value is sent as one percent-encoded segment, and cannot leave the base path",
+        "Each value is sent as one percent-encoded segment, and cannot leave the base path", .serialized,
         arguments: [
             ("42", "/v1/users/42/posts"),
             ("a/b?c d", "/v1/users/a%2Fb%3Fc%20d/posts"),
@@ -53,7 +54,7 @@ struct PathTemplateTests {
     }
 
     @Test(
-        "A missing, unknown or malformed placeholder is invalidURL and nothing is sent",
+        "A missing, unknown or malformed placeholder is invalidURL and nothing is sent", .serialized,
         arguments: [
             ("/users/{id}", [:], "no value for the placeholder {id}"),
             ("/users/{id}", ["id": "1", "extra": "2"], "no placeholder {extra}"),
