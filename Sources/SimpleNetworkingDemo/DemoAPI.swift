@@ -40,3 +40,17 @@ func makeDemoServer() throws -> MockServer {
     }
     return server
 }
+
+/// The demo API's users as a typed endpoint: a path template, and the model it decodes into.
+enum UserEndpoint: Endpoint {
+    case user(id: Int)
+
+    typealias Response = User
+
+    var path: String { "/users/{id}" }
+    var pathValues: [String: String] {
+        switch self {
+        case .user(let id): ["id": "\(id)"]
+        }
+    }
+}

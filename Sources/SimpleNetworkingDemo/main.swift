@@ -51,7 +51,12 @@ func runTranscript() async throws {
                 .on(completion: { done.resume() })
         }
     }
+    seen = printWire(server, since: seen)
+
+    print("\n4. A typed endpoint: UserEndpoint.user(id: 1), sent and decoded")
+    let typed = try await api.send(UserEndpoint.user(id: 1))
     _ = printWire(server, since: seen)
+    print("    decoded: User(id: \(typed.id), name: \"\(typed.name)\")")
 }
 
 func runQuickGET(_ argument: String) async -> Int32 {

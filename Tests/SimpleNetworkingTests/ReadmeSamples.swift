@@ -266,3 +266,165 @@ struct ReadmeSampleTests {
         #expect(SimpleNetworking.shared.baseURL.host == "my.api")
     }
 }
+
+// MARK: - Typed requests
+
+func namedStatuses(api: SimpleNetworking) async throws -> HTTPStatus {
+    // README-SAMPLE: http-status
+    let response = try await api.get("/users/1")
+        .on(httpStatus: .tooManyRequests) { request, _ in
+            request.retry()
+            return false
+        }
+        .response()
+    if response.status == .noContent || !response.status.isSuccess {
+        print("nothing to show: \(response.statusCode)")
+    }
+    // README-SAMPLE-END
+    return response.status
+}
+
+func pathTemplate(api: SimpleNetworking, userID: String) async throws -> User {
+    // README-SAMPLE: path-template
+    let user = try await api.get("/users/{id}", path: ["id": userID]).decode(User.self)
+    // README-SAMPLE-END
+    return user
+}
+
+// README-SAMPLE: kringle-endpoint
+enum CatEndpoint {
+    case cuddle
+    case pet(catName: String)
+    case feed(catName: String)
+}
+
+extension CatEndpoint: Endpoint {
+    var baseURL: URL? { URL(string: "https://api.kringlekitty.com") }
+    var path: String {
+        switch self {
+        case .cuddle: "/kittycuddles"
+        case .pet: "/pet/{catName}/"
+        case .feed: "/feed/{catName}/"
+        }
+    }
+    var pathValues: [String: String] {
+        switch self {
+        case .cuddle: [:]
+        case .pet(let catName), .feed(let catName): ["catName": catName]
+        }
+    }
+}
+// README-SAMPLE-END
+
+func kringle(networkClient: SimpleNetworking) async -> String {
+    // README-SAMPLE: kringle-call
+    let cat = CatEndpoint.pet(catName: "Kringle")
+
+    // This performs a GET request on https://api.kringlekitty.com/pet/Kringle/
+    do {
+        try await networkClient.get(cat)
+        print("🐱")
+    } catch {
+        print("You gotta be kitten me!")
+    }
+    // README-SAMPLE-END
+    return "done"
+}
+
+// README-SAMPLE: crane-request
+struct GetUserDetailsRequest: TypedRequest {
+    var userID: Int
+    var pathValues: [String: String] { ["userID": "\(userID)"] }
+
+    static let httpMethod: HTTPMethod = .get
+    static let pathTemplate: PathTemplate = "/users/{userID}"
+
+    struct Response: Decodable, Sendable {
+        var name: String
+        var age: Int
+    }
+}
+// README-SAMPLE-END
+
+// README-SAMPLE: crane-custom
+struct CreateUserRequest: TypedRequest {
+    static let httpMethod: HTTPMethod = .post
+    static let pathTemplate: PathTemplate = "/users"
+
+    struct Body: Encodable, Sendable {
+        var name: String
+        var age: Int
+    }
+    var body: Body
+
+    func configure(_ request: SimpleRequest) -> SimpleRequest {
+        request.header("X-Request-Source", "crane")
+    }
+}
+// README-SAMPLE-END
+
+func crane(session: SimpleNetworking) async -> Int? {
+    // README-SAMPLE: crane-call
+    do {
+        let response = try await session.send(GetUserDetailsRequest(userID: 42))
+        print(response.name)
+        print(response.age)
+        try await session.send(CreateUserRequest(body: .init(name: "Ada", age: 36)))
+        return response.age
+    } catch {
+        print(error)  // handle the error
+        return nil
+    }
+    // README-SAMPLE-END
+}
+
+@Suite("README typed-request samples run")
+struct ReadmeTypedSampleTests {
+    @Test("Named statuses and a path template")
+    func statusAndTemplate() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(MockResponse(status: 429))
+        server.enqueue(.status(204))
+        server.enqueue(.json(#"{"id": 7, "name": "Ada"}"#))
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        #expect(try await namedStatuses(api: api) == .noContent)
+        #expect(try await pathTemplate(api: api, userID: "7/8").name == "Ada")
+        #expect(server.requests.map(\.path) == ["/users/1", "/users/1", "/users/7%2F8"])
+    }
+
+    @Test("Kringle's endpoint with its own base URL")
+    func kringleRuns() async throws {
+        let transport = MockTransport()
+        transport.route { _ in .status(200) }
+        let base = try #require(URL(string: "https://api.kringlekitty.com"))
+        let api = SimpleNetworking(baseURL: base, transport: transport)
+        api.defaultHeaders["X-Cat"] = "yes"
+        #expect(await kringle(networkClient: api) == "done")
+        let request = try #require(transport.requests.first)
+        #expect(request.method == .get)
+        #expect(request.url.absoluteString == "https://api.kringlekitty.com/pet/Kringle/")
+        #expect(request.headers["X-Cat"] == "yes")
+    }
+
+    @Test("Crane's request types")
+    func craneRuns() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch (request.method, request.path) {
+            case ("GET", "/users/42"): return .json(#"{"name": "Ada", "age": 36}"#)
+            case ("POST", "/users"): return .status(201)
+            default: return .status(404)
+            }
+        }
+        let session = SimpleNetworking(baseURL: server.baseURL)
+        defer { session.close() }
+        #expect(await crane(session: session) == 36)
+        #expect(server.requests.map(\.method) == ["GET", "POST"])
+        let created = try #require(server.requests.last)
+        #expect(created.header("X-Request-Source") == "crane")
+        #expect(String(decoding: created.body, as: UTF8.self).contains(#""name":"Ada""#))
+    }
+}

@@ -60,9 +60,9 @@ extension SimpleRequest {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+/// Polls `condition` until it holds or `timeout` (scaled by ``timeScale``) passes; returns whether it held.
 func eventually(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(timeout * timeScale)
     while Date() < deadline {
         if condition() { return true }
         try? await Task.sleep(nanoseconds: 5_000_000)

@@ -1,0 +1,171 @@
+/// A path with placeholders, such as `"/users/{userID}/posts/{postID}"`, filled from values.
+///
+/// Each value becomes exactly one path segment, or part of one: every byte but the unreserved ones
+/// (`A-Z a-z 0-9 - . _ ~`) is percent-encoded, so `a/b?c d` is sent as `a%2Fb%3Fc%20d` and `%` as `%25`. A value
+/// can neither add a segment nor climb out of the base path: an empty value, `.` and `..` are refused. A
+/// placeholder without a value, a value for no placeholder, and an unbalanced brace are refused too; each is a
+/// ``SimpleNetworkingError/invalidURL(reason:)`` thrown before anything is sent.
+///
+/// ```swift
+/// let template: PathTemplate = "/users/{userID}"
+/// let path = try template.path(with: ["userID": "42"])  // "/users/42"
+/// ```
+public struct PathTemplate: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The template as written, for example `"/users/{userID}"`.
+    public let text: String
+
+    /// Creates a template.
+    /// - Parameter text: The path, with each placeholder written as `{name}`; a literal brace is not allowed. Text
+    ///   outside placeholders is used as a plain path is (it may carry a query after `?`).
+    public init(_ text: String) {
+        self.text = text
+    }
+
+    /// Creates a template from a string literal.
+    /// - Parameter value: The path with its placeholders.
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    /// The template as written.
+    public var description: String { text }
+
+    /// The names of the placeholders, in order.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)`` when a brace is unbalanced or a name is empty.
+    public func placeholders() throws(SimpleNetworkingError) -> [String] {
+        try pieces().compactMap { piece in
+            if case .placeholder(let name) = piece { return name }
+            return nil
+        }
+    }
+
+    /// The path with every placeholder replaced by its value, percent-encoded as one segment.
+    /// - Parameter values: A value for each placeholder, by name, and for no other name.
+    /// - Returns: The path, ready to be appended to a base URL.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)`` for a missing or unknown placeholder, an empty, `.`
+    ///   or `..` value, or an unbalanced brace. Reasons name placeholders, never values.
+    public func path(with values: [String: String]) throws(SimpleNetworkingError) -> String {
+        let pieces = try pieces()
+        var used: Set<String> = []
+        var path = ""
+        for piece in pieces {
+            switch piece {
+            case .literal(let text):
+                path += text
+            case .placeholder(let name):
+                guard let value = values[name] else {
+                    throw .invalidURL(reason: "the path template has no value for the placeholder {\(name)}")
+                }
+                guard !value.isEmpty, value != ".", value != ".." else {
+                    throw .invalidURL(
+                        reason: "the value for the placeholder {\(name)} is empty, \".\" or \"..\", which would "
+                            + "change the path's segments")
+                }
+                used.insert(name)
+                path += URLEncoding.encode(value, allowing: URLEncoding.unreservedBytes, keepEscapes: false)
+            }
+        }
+        if let unknown = values.keys.filter({ !used.contains($0) }).sorted().first {
+            throw .invalidURL(reason: "the path template has no placeholder {\(unknown)}")
+        }
+        return path
+    }
+
+    /// A run of literal text, or a placeholder's name.
+    enum Piece: Equatable {
+        case literal(String)
+        case placeholder(String)
+    }
+
+    /// The template split at its braces.
+    func pieces() throws(SimpleNetworkingError) -> [Piece] {
+        var pieces: [Piece] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
+            guard rest[open] == "{" else {
+                throw .invalidURL(reason: "the path template has a '}' without a '{'")
+            }
+            if open > rest.startIndex { pieces.append(.literal(String(rest[..<open]))) }
+            let afterOpen = rest.index(after: open)
+            guard let close = rest[afterOpen...].firstIndex(where: { $0 == "{" || $0 == "}" }), rest[close] == "}"
+            else { throw .invalidURL(reason: "the path template has a '{' without a matching '}'") }
+            let name = String(rest[afterOpen..<close])
+            guard !name.isEmpty else { throw .invalidURL(reason: "the path template has an empty placeholder {}") }
+            pieces.append(.placeholder(name))
+            rest = rest[rest.index(after: close)...]
+        }
+        if !rest.isEmpty { pieces.append(.literal(String(rest))) }
+        return pieces
+    }
+}
+
+extension SimpleNetworking {
+    /// Makes a request bound to this client for a path template filled from `values`; run it with
+    /// ``SimpleRequest/response()`` or ``SimpleRequest/decode(_:)``.
+    ///
+    /// ```swift
+    /// let user = try await api.request(.get, "/users/{id}", path: ["id": "42"]).decode(User.self)
+    /// ```
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - template: The path below the base URL, with `{name}` placeholders.
+    ///   - values: A value for each placeholder, each sent as one percent-encoded path segment.
+    /// - Returns: The request.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)`` as ``PathTemplate/path(with:)`` describes; nothing
+    ///   is sent.
+    public func request(_ method: HTTPMethod, _ template: PathTemplate, path values: [String: String])
+        throws(SimpleNetworkingError) -> SimpleRequest
+    {
+        request(method, try template.path(with: values))
+    }
+
+    /// A `GET` bound to this client for a filled path template, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - template: The path below the base URL, with `{name}` placeholders.
+    ///   - values: A value for each placeholder.
+    /// - Returns: The request.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``; nothing is sent.
+    public func get(_ template: PathTemplate, path values: [String: String]) throws(SimpleNetworkingError)
+        -> SimpleRequest
+    { try request(.get, template, path: values) }
+
+    /// A `POST` bound to this client for a filled path template, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - template: The path below the base URL, with `{name}` placeholders.
+    ///   - values: A value for each placeholder.
+    /// - Returns: The request.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``; nothing is sent.
+    public func post(_ template: PathTemplate, path values: [String: String]) throws(SimpleNetworkingError)
+        -> SimpleRequest
+    { try request(.post, template, path: values) }
+
+    /// A `PUT` bound to this client for a filled path template, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - template: The path below the base URL, with `{name}` placeholders.
+    ///   - values: A value for each placeholder.
+    /// - Returns: The request.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``; nothing is sent.
+    public func put(_ template: PathTemplate, path values: [String: String]) throws(SimpleNetworkingError)
+        -> SimpleRequest
+    { try request(.put, template, path: values) }
+
+    /// A `PATCH` bound to this client for a filled path template, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - template: The path below the base URL, with `{name}` placeholders.
+    ///   - values: A value for each placeholder.
+    /// - Returns: The request.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``; nothing is sent.
+    public func patch(_ template: PathTemplate, path values: [String: String]) throws(SimpleNetworkingError)
+        -> SimpleRequest
+    { try request(.patch, template, path: values) }
+
+    /// A `DELETE` bound to this client for a filled path template, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - template: The path below the base URL, with `{name}` placeholders.
+    ///   - values: A value for each placeholder.
+    /// - Returns: The request.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)``; nothing is sent.
+    public func delete(_ template: PathTemplate, path values: [String: String]) throws(SimpleNetworkingError)
+        -> SimpleRequest
+    { try request(.delete, template, path: values) }
+}

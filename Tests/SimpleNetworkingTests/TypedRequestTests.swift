@@ -1,0 +1,308 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+@Suite("HTTP statuses")
+struct HTTPStatusTests {
+    @Test(
+        "Names have their codes and each code is in exactly one class",
+        arguments: [
+            (HTTPStatus.continue, 100, "informational"), (.ok, 200, "success"), (.created, 201, "success"),
+            (.noContent, 204, "success"), (.notModified, 304, "redirection"), (.permanentRedirect, 308, "redirection"),
+            (.badRequest, 400, "client"), (.unauthorized, 401, "client"), (.forbidden, 403, "client"),
+            (.notFound, 404, "client"), (.tooManyRequests, 429, "client"), (.internalServerError, 500, "server"),
+            (.serviceUnavailable, 503, "server"), (99, 99, "none"), (600, 600, "none"),
+        ] as [(HTTPStatus, Int, String)])
+    func namesAndClasses(status: HTTPStatus, code: Int, kind: String) {
+        #expect(status.code == code)
+        #expect(status == HTTPStatus(code))
+        #expect(status.rawValue == code)
+        #expect(status.description == "\(code)")
+        let classes = [
+            ("informational", status.isInformational), ("success", status.isSuccess),
+            ("redirection", status.isRedirection), ("client", status.isClientError), ("server", status.isServerError),
+        ]
+        #expect(classes.filter(\.1).map(\.0) == (kind == "none" ? [] : [kind]))
+    }
+
+    @Test("The response's status matches its code, and status handlers take a named status")
+    func namedStatusHandlers() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(.status(429))
+        server.enqueue(.json("{}", status: 201))
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let seen = EventLog()
+        let request = api.get("/limited")
+            .on(httpStatus: .tooManyRequests) { request, response in
+                seen.append("429 \(response.status.isClientError)")
+                request.retry()
+                return false
+            }
+            .on(httpStatus: .serviceUnavailable) { _, _ in
+                seen.append("503")
+                return true
+            }
+        #expect(request.httpStatusHandlers[.tooManyRequests]?.count == 1)
+        #expect(request.httpStatusHandlers[HTTPStatus.ok] == nil)
+        let response = try await request.response()
+        #expect(response.status == .created)
+        #expect(response.statusCode == 201)
+        #expect(seen.all == ["429 true"])
+        #expect(server.requestCount == 2)
+    }
+}
+
+/// Endpoints used by the tests below.
+private struct Profile: Codable, Sendable, Equatable {
+    var id: Int
+    var name: String
+}
+
+private enum ProfileEndpoint: Endpoint {
+    case profile(id: String)
+    case update(id: String, Profile)
+    case remove(id: String)
+    case search(String)
+
+    typealias Response = Profile
+
+    var method: HTTPMethod {
+        switch self {
+        case .update: .put
+        case .remove: .delete
+        case .profile, .search: .get
+        }
+    }
+    var path: String {
+        switch self {
+        case .profile, .update, .remove: "/profiles/{id}"
+        case .search: "/profiles"
+        }
+    }
+    var pathValues: [String: String] {
+        switch self {
+        case .profile(let id), .update(let id, _), .remove(let id): ["id": id]
+        case .search: [:]
+        }
+    }
+    var query: [String: String] {
+        if case .search(let text) = self { return ["q": text, "limit": "5"] }
+        return [:]
+    }
+    var headers: HTTPHeaders { ["X-Endpoint": "profiles"] }
+    var body: Profile? {
+        if case .update(_, let profile) = self { return profile }
+        return nil
+    }
+}
+
+/// The same endpoint shape, with a body of its own type and nothing to decode.
+private struct UpdateProfile: Endpoint {
+    var profile: Profile
+    var method: HTTPMethod { .post }
+    var path: String { "/profiles" }
+    var body: Profile { profile }
+}
+
+/// An endpoint on an origin of its own.
+private struct Elsewhere: Endpoint {
+    var baseURL: URL?
+    var path: String { "/elsewhere/{name}" }
+    var pathValues: [String: String] { ["name": "a/b"] }
+}
+
+/// An endpoint whose server answers with a redirect.
+private struct MovedProfile: Endpoint {
+    typealias Response = Profile
+    var id: String
+    var path: String { "/moved/{id}" }
+    var pathValues: [String: String] { ["id": id] }
+}
+
+/// A request type that customises its body encoding and headers without restating the rest.
+private struct UploadNote: TypedRequest {
+    static let httpMethod: HTTPMethod = .post
+    static let pathTemplate: PathTemplate = "/notes/{folder}"
+    typealias Response = Profile
+
+    var folder: String
+    var text: String
+    var pathValues: [String: String] { ["folder": folder] }
+
+    func configure(_ request: SimpleRequest) -> SimpleRequest {
+        request.body(text, contentType: "text/markdown").header("X-Client", request.client == nil ? "none" : "bound")
+    }
+}
+
+@Suite("Endpoints and typed requests")
+struct TypedRequestTests {
+    private func makeServer() throws -> MockServer {
+        let server = try MockServer()
+        server.route { request in
+            switch (request.method, request.path) {
+            case ("GET", "/profiles/7"), ("PUT", "/profiles/7"), ("GET", "/profiles"):
+                return .json(#"{"id": 7, "name": "Kringle"}"#)
+            case ("GET", "/profiles/empty"): return .status(200)
+            case ("DELETE", _), ("POST", "/profiles"), (_, "/api/elsewhere/a%2Fb"): return .status(204)
+            case ("POST", "/notes/to%20do"): return .json(#"{"id": 1, "name": "note"}"#, status: 201)
+            default: return .status(404)
+            }
+        }
+        return server
+    }
+
+    @Test("An endpoint sends its method, path, query, headers and body, and returns the decoded response")
+    func endpointRoundTrip() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server) { $0.defaultHeaders = ["Authorization": "Bearer t"] }
+        defer { api.close() }
+
+        #expect(try await api.send(ProfileEndpoint.profile(id: "7")) == Profile(id: 7, name: "Kringle"))
+        _ = try await api.send(ProfileEndpoint.update(id: "7", Profile(id: 7, name: "Crane")))
+        _ = try await api.send(ProfileEndpoint.search("a&b=c"))
+
+        let requests = server.requests
+        #expect(requests.map(\.method) == ["GET", "PUT", "GET"])
+        #expect(requests.map(\.target) == ["/profiles/7", "/profiles/7", "/profiles?limit=5&q=a%26b%3Dc"])
+        #expect(requests.allSatisfy { $0.header("X-Endpoint") == "profiles" })
+        #expect(requests.allSatisfy { $0.header("Authorization") == "Bearer t" })
+        let sent = try JSONDecoder().decode(Profile.self, from: requests[1].body)
+        #expect(sent == Profile(id: 7, name: "Crane"))
+        #expect(requests[1].header("Content-Type") == "application/json")
+        #expect(requests[0].body.isEmpty)
+    }
+
+    @Test("A NoContent response is not decoded; an empty body where a value is expected is decodingFailed")
+    func emptyBodies() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        #expect(try await api.send(UpdateProfile(profile: Profile(id: 1, name: "Ada"))) == NoContent())
+        do {
+            _ = try await api.send(ProfileEndpoint.profile(id: "empty"))
+            Issue.record("an empty body decoded into a value")
+        } catch .decodingFailed(let type, let reason, let response) {
+            #expect(type.hasSuffix("Profile"))
+            #expect(reason.contains("empty"))
+            #expect(response?.status == .ok)
+        } catch {
+            Issue.record("expected decodingFailed, got \(error)")
+        }
+        #expect(server.requests.map(\.method) == ["POST", "GET"])
+        #expect(server.requests.first?.header("Content-Type") == "application/json")
+    }
+
+    @Test("The verb forms use their own verb")
+    func verbForms() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        _ = try await api.get(ProfileEndpoint.profile(id: "7"))
+        let outcome = await outcome {
+            _ = try await api.delete(ProfileEndpoint.profile(id: "7"))
+            return SimpleResponse(statusCode: 0)
+        }
+        #expect(outcome.failureValue.map { "\($0)" }?.contains("Profile") == true)  // 204 where Profile is expected
+        #expect(server.requests.map(\.method) == ["GET", "DELETE"])
+    }
+
+    @Test("Retries, status handlers and the request form run unchanged for endpoints")
+    func samePipeline() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(MockResponse(status: 503, headers: [("Retry-After", "0")]))
+        server.enqueue(.json(#"{"id": 7, "name": "Kringle"}"#))
+        server.enqueue(.status(404))
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+
+        #expect(try await api.send(ProfileEndpoint.profile(id: "7")).name == "Kringle")
+        let seen = EventLog()
+        let request = try api.request(for: ProfileEndpoint.profile(id: "8"), method: .head)
+            .on(httpStatus: .notFound) { _, response in
+                seen.append("\(response.status)")
+                return true
+            }
+        let failure = await failure(of: request)
+        guard case .unacceptableStatus(let response) = failure else {
+            Issue.record("expected unacceptableStatus, got \(String(describing: failure))")
+            return
+        }
+        #expect(response.status == .notFound)
+        #expect(seen.all == ["404"])
+        #expect(server.requests.map(\.method) == ["GET", "GET", "HEAD"])
+        #expect(server.requests.map(\.path) == ["/profiles/7", "/profiles/7", "/profiles/8"])
+    }
+
+    @Test("A bad path value is invalidURL and nothing is sent")
+    func badPathValue() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        for id in ["", ".", "..", "../../admin"] {
+            do {
+                _ = try await api.send(ProfileEndpoint.profile(id: id))
+                Issue.record("\(id) was sent")
+            } catch .invalidURL {
+            } catch {
+                Issue.record("expected invalidURL for \(id), got \(error)")
+            }
+        }
+        #expect(server.requestCount == 0)
+    }
+
+    @Test("An endpoint's own base URL gets default headers only at the client's origin", arguments: [false, true])
+    func ownBaseURL(sameOrigin: Bool) async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server.url("/v1")) { $0.defaultHeaders = ["Authorization": "Bearer t"] }
+        defer { api.close() }
+        let endpointBase = server.url("/api", host: sameOrigin ? "127.0.0.1" : "localhost")
+        try await api.send(Elsewhere(baseURL: endpointBase))
+        #expect(server.requests.map(\.path) == ["/api/elsewhere/a%2Fb"])
+        #expect(server.requests.first?.header("Authorization") == (sameOrigin ? "Bearer t" : nil))
+    }
+
+    @Test("A typed request overrides its body encoding and headers and keeps the rest")
+    func typedRequestCustomisation() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let note = try await api.send(UploadNote(folder: "to do", text: "# Feed Kringle"))
+        #expect(note == Profile(id: 1, name: "note"))
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.path == "/notes/to%20do")
+        #expect(String(decoding: request.body, as: UTF8.self) == "# Feed Kringle")
+        #expect(request.header("Content-Type") == "text/markdown")
+        #expect(request.header("X-Client") == "bound")
+    }
+
+    @Test("Redirects and re-authentication apply to endpoints")
+    func redirectsAndReauthentication() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.path {
+            case "/auth": return .json(#"{"token": "fresh"}"#)
+            case "/moved/7": return .redirect(to: "/profiles/7")
+            case "/profiles/7" where request.header("Authorization") == "Bearer fresh":
+                return .json(#"{"id": 7, "name": "Kringle"}"#)
+            default: return .status(401)
+            }
+        }
+        let api = MyAPI(baseURL: server.baseURL)
+        defer { api.close() }
+        #expect(try await api.send(MovedProfile(id: "7")) == Profile(id: 7, name: "Kringle"))
+        #expect(server.requests.map(\.path) == ["/moved/7", "/profiles/7", "/auth", "/moved/7", "/profiles/7"])
+    }
+}
