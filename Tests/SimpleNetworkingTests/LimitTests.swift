@@ -206,7 +206,8 @@ struct TimeoutTests {
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
-        let response = try await api.get("/slow").timeout(0.9).response()
+        // Scaled like any upper bound for slower runs; still fractional, and far above the defect's 1 ms.
+        let response = try await api.get("/slow").timeout(0.9 * timeScale).response()
 
         #expect(response.string == "late")
     }

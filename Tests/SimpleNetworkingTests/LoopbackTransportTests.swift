@@ -227,9 +227,12 @@ struct LoopbackTransportTests {
         server.enqueue(.text("in time", headers: []).withFaults([.delayHeaders(timing.serverDelay)]))
         let api = makeLoopbackClient(server.baseURL)
 
+        // A timeout that must not fire is scaled like any upper bound (a slower run needs more time to answer); it
+        // stays fractional, and the defect it guards against fired after about 1 ms.
+        let timeout = timing.timesOut ? timing.timeout : timing.timeout * timeScale
         let started = Date()
         let result = await outcome {
-            try await api.get("/slow").timeout(timing.timeout).response()
+            try await api.get("/slow").timeout(timeout).response()
         }
         let elapsed = Date().timeIntervalSince(started)
 
