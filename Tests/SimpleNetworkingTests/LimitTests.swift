@@ -159,7 +159,7 @@ struct SizeLimitTests {
             Issue.record("expected responseTooLarge(limit: 1048576), got \(String(describing: error))")
             return
         }
-        #expect(elapsed < 2.5 * timeScale, "took \(elapsed) s")
+        #expect(elapsed < 5 * timeScale, "took \(elapsed) s")  // the whole bomb takes about 11 s
         #expect(
             events.all.last?.hasSuffix("failed: \(SimpleNetworkingError.responseTooLarge(limit: 1_048_576))") == true)
     }
