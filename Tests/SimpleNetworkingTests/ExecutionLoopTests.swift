@@ -134,7 +134,7 @@ struct ExecutionLoopTests {
         let (api, transport) = makeMockClient()
         let authorized = Locked<Set<String>>([])
         transport.route { request in
-            let path = request.url.path ?? ""
+            let path = request.url.path
             return authorized.current.contains(path) ? .status(200) : .status(401)
         }
         for round in 0..<100 {
