@@ -266,3 +266,49 @@ struct ReadmeSampleTests {
         #expect(SimpleNetworking.shared.baseURL.host == "my.api")
     }
 }
+
+// MARK: - Typed forms and helpers (issue 9)
+
+// README-SAMPLE: environment-picker
+final class EnvironmentPicker: @unchecked Sendable {
+    // @unchecked Sendable: `selected` is only read and written under `lock`.
+    private let lock = NSLock()
+    private var selected: URL
+
+    init(_ url: URL) { selected = url }
+
+    var baseURL: URL {
+        get { lock.withLock { selected } }
+        set { lock.withLock { selected = newValue } }
+    }
+}
+// README-SAMPLE-END
+
+func switchEnvironments(production: URL, staging: URL) async throws -> [String] {
+    // README-SAMPLE: base-url-provider
+    let picker = EnvironmentPicker(production)
+    let api = SimpleNetworking(baseURLProvider: { picker.baseURL })
+    api.defaultHeaders["Authorization"] = "Bearer token"
+
+    let live = try await api.get("/status").response()
+    picker.baseURL = staging  // the next request goes to staging, with the same headers and token
+    let test = try await api.get("/status").response()
+    // README-SAMPLE-END
+    api.close()
+    return [live.string ?? "", test.string ?? ""]
+}
+
+@Suite("README samples of the typed forms run")
+struct TypedReadmeSampleTests {
+    @Test("The environment picker switches one client between two servers")
+    func environmentPickerRuns() async throws {
+        let production = try MockServer()
+        let staging = try MockServer()
+        defer { production.shutdown(); staging.shutdown() }
+        production.route { _ in .text("production") }
+        staging.route { _ in .text("staging") }
+        let answers = try await switchEnvironments(production: production.baseURL, staging: staging.baseURL)
+        #expect(answers == ["production", "staging"])
+        #expect(staging.requests.first?.header("Authorization") == "Bearer token")
+    }
+}
