@@ -298,6 +298,28 @@ func switchEnvironments(production: URL, staging: URL) async throws -> [String] 
     return [live.string ?? "", test.string ?? ""]
 }
 
+struct Profile: Decodable, Sendable {
+    var displayName: String
+}
+
+func bodyHelpers(api: SimpleNetworking, password: String, limit: Int?) async throws -> Profile {
+    // README-SAMPLE: body-helpers
+    _ = try await api.post("/users")
+        .body(jsonObject: ["id": "123", "name": "Kevin Malone", "manager": NSNull()])  // checked, then sent as JSON
+        .response()
+    _ = try await api.post("/login")
+        .body(form: ["user": "ada", "password": password])  // password=...&user=ada, form-URL-encoded
+        .response()
+
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    let profile = try await api.get("/profile")
+        .query(from: ["fields": "all", "limit": limit.map(String.init)])  // a nil value is left out
+        .decode(Profile.self, decoder: decoder)
+    // README-SAMPLE-END
+    return profile
+}
+
 @Suite("README samples of the typed forms run")
 struct TypedReadmeSampleTests {
     @Test("The environment picker switches one client between two servers")
@@ -310,5 +332,21 @@ struct TypedReadmeSampleTests {
         let answers = try await switchEnvironments(production: production.baseURL, staging: staging.baseURL)
         #expect(answers == ["production", "staging"])
         #expect(staging.requests.first?.header("Authorization") == "Bearer token")
+    }
+
+    @Test("The body helpers send JSON, a form and a query, and decode with the request's decoder")
+    func bodyHelpersRun() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in request.path == "/profile" ? .json(#"{"display_name": "Ada"}"#) : .status(204) }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let profile = try await bodyHelpers(api: api, password: "p&ss", limit: nil)
+        #expect(profile.displayName == "Ada")
+        #expect(
+            server.requests.map(\.bodyText).prefix(2) == [
+                #"{"id":"123","manager":null,"name":"Kevin Malone"}"#, "password=p%26ss&user=ada",
+            ])
+        #expect(server.requests.last?.query == "fields=all")
     }
 }

@@ -117,6 +117,8 @@ extension SimpleNetworking {
     /// The base URL is read once here, so the URL and the origin rules of one attempt follow the same value even
     /// when a provider changes it meanwhile.
     func makeHTTPRequest(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> HTTPRequest {
+        if let reason = parts.queryProblem { throw .invalidRequest(reason: reason) }
+        if case .unusable(let reason) = parts.body { throw .invalidRequest(reason: reason) }
         let base = baseURLSource.current
         let (url, origin) = try makeURL(for: parts, base: base)
         try RequestValidation.validate(method: parts.method)
@@ -138,7 +140,7 @@ extension SimpleNetworking {
                 throw .invalidRequest(reason: "the JSON body could not be encoded (\(type(of: value)))")
             }
             if !headers.contains("Content-Type") { headers["Content-Type"] = MediaType.json.rawValue }
-        case nil:
+        case .unusable, nil:
             break
         }
         try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)

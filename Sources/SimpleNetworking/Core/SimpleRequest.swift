@@ -180,6 +180,9 @@ extension SimpleRequest {
     enum Body: Sendable {
         case data(Data, MediaType?)
         case json(any Encodable & Sendable)
+        /// A body that could not be encoded when it was set; the request fails with `invalidRequest(reason:)` and
+        /// nothing is sent.
+        case unusable(reason: String)
 
         /// Whether there are no bytes to send; a JSON body always has some.
         var isEmpty: Bool {
@@ -193,6 +196,8 @@ extension SimpleRequest {
         var method: HTTPMethod
         var target: Target
         var queryItems: [QueryItem] = []
+        /// Why query parameters given as a value could not be added; the request fails with it and nothing is sent.
+        var queryProblem: String?
         var headers: HTTPHeaders = [:]
         var body: Body?
         var timeout: TimeInterval?
@@ -228,6 +233,7 @@ extension SimpleRequest {
         var method: HTTPMethod
         var target: Target
         var queryItems: [QueryItem]
+        var queryProblem: String?
         var headers: HTTPHeaders
         var body: Body?
         var timeout: TimeInterval?
@@ -239,7 +245,7 @@ extension SimpleRequest.State {
     /// What one attempt sends, with `timeout` for it.
     func parts(timeout: TimeInterval?) -> SimpleRequest.Parts {
         SimpleRequest.Parts(
-            method: method, target: target, queryItems: queryItems, headers: headers, body: body, timeout: timeout,
-            safety: safety)
+            method: method, target: target, queryItems: queryItems, queryProblem: queryProblem, headers: headers,
+            body: body, timeout: timeout, safety: safety)
     }
 }
