@@ -320,6 +320,17 @@ func bodyHelpers(api: SimpleNetworking, password: String, limit: Int?) async thr
     return profile
 }
 
+func typedResults(api: SimpleNetworking, log: EventLog) {
+    // README-SAMPLE: typed-results
+    api.get("/users/1")
+        .decoding(User.self)  // or .transform { response in try response.decode(User.self) }
+        .on(success: { user in log.append("hello \(user.name)") })
+        .on(error: { error in log.append("error: \(error)") })  // also what decoding threw
+        .on(completion: { log.append("done") })
+        .execute(on: api)
+    // README-SAMPLE-END
+}
+
 @Suite("README samples of the typed forms run")
 struct TypedReadmeSampleTests {
     @Test("The environment picker switches one client between two servers")
@@ -348,5 +359,18 @@ struct TypedReadmeSampleTests {
                 #"{"id":"123","manager":null,"name":"Kevin Malone"}"#, "password=p%26ss&user=ada",
             ])
         #expect(server.requests.last?.query == "fields=all")
+    }
+
+    @Test("The typed-results sample decodes a user for its success handler")
+    func typedResultsRun() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"id": 1, "name": "Ada"}"#) }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let log = EventLog()
+        typedResults(api: api, log: log)
+        #expect(await eventually { log.all.count == 2 })
+        #expect(log.all == ["hello Ada", "done"])
     }
 }

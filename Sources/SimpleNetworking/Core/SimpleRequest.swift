@@ -205,6 +205,9 @@ extension SimpleRequest {
         var statusHandlers = HTTPStatusHandlers()
         var errorHandlers: [ErrorHandler] = []
         var successHandlers: [SuccessHandler] = []
+        /// The transform step of a ``TransformedRequest``, and the success handlers of its value.
+        var transform: Transform?
+        var valueHandlers: [ValueHandler] = []
         var completionHandlers: [CompletionHandler] = []
         var client: SimpleNetworking?
         /// What the current or last execution has done, as its loop last published it.
