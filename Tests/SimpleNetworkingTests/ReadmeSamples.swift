@@ -331,6 +331,66 @@ func typedResults(api: SimpleNetworking, log: EventLog) {
     // README-SAMPLE-END
 }
 
+// README-SAMPLE: giphy-specification
+struct GIPHY: APISpecification {
+    var apiKey: String
+    var host: URL
+    var baseURL: URL { host.appendingPathComponent("v1") }
+
+    var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+
+    func prepare(_ request: SimpleRequest) {
+        request.accept(.json).header("Content-Type", MediaType.json.rawValue)
+    }
+
+    static let search = APIEndpoint<GIPHY, Search, SearchResults>(.get, "gifs/search") { request, input, api in
+        request.query(from: [
+            "api_key": api.apiKey, "q": input.q, "limit": input.limit?.description,
+            "offset": input.offset?.description, "lang": input.lang,
+        ])
+    }
+
+    struct Search: Sendable {
+        var q: String
+        var limit: Int32?
+        var offset: Int?
+        var lang = "en"
+    }
+
+    struct SearchResults: Decodable, Sendable {
+        struct Pagination: Decodable, Sendable {
+            let offset: Int32
+            let totalCount: Int32
+            let count: Int32
+        }
+
+        struct GIFObject: Decodable, Sendable {
+            let id: String
+            let title: String
+            let bitlyUrl: URL?
+        }
+
+        let data: [GIFObject]
+        let pagination: Pagination
+    }
+}
+// README-SAMPLE-END
+
+func searchGIFs(host: URL) async throws -> GIPHY.SearchResults {
+    // README-SAMPLE: giphy-call
+    let giphy = GIPHY(apiKey: "my-key", host: host)
+    let api = SimpleNetworking(baseURL: host)
+    let results = try await api.call(GIPHY.search, of: giphy, with: .init(q: "cats", limit: 2))
+    print(results.pagination.totalCount, results.data.map(\.title))
+    // README-SAMPLE-END
+    api.close()
+    return results
+}
+
 @Suite("README samples of the typed forms run")
 struct TypedReadmeSampleTests {
     @Test("The environment picker switches one client between two servers")
@@ -372,5 +432,24 @@ struct TypedReadmeSampleTests {
         typedResults(api: api, log: log)
         #expect(await eventually { log.all.count == 2 })
         #expect(log.all == ["hello Ada", "done"])
+    }
+
+    @Test("The GIPHY specification sends its key, leaves nil out, sets shared headers and decodes snake_case")
+    func giphySpecificationRuns() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .json(
+                #"{"data": [{"id": "a1", "title": "Cat", "bitly_url": "https://gph.is/x"}], "#
+                    + #""pagination": {"offset": 0, "total_count": 120, "count": 1}}"#)
+        }
+        let results = try await searchGIFs(host: server.baseURL)
+        #expect(results.pagination.totalCount == 120)
+        #expect(results.data.first?.bitlyUrl?.host == "gph.is")
+        let request = try #require(server.requests.first)
+        #expect(request.path == "/v1/gifs/search")
+        #expect(request.query == "api_key=my-key&lang=en&limit=2&q=cats")
+        #expect(request.header("Accept") == "application/json")
+        #expect(request.header("Content-Type") == "application/json")
     }
 }
