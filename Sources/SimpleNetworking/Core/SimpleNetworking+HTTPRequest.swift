@@ -117,7 +117,7 @@ extension SimpleNetworking {
     /// The base URL is read once here, so the URL and the origin rules of one attempt follow the same value even
     /// when a provider changes it meanwhile.
     func makeHTTPRequest(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> HTTPRequest {
-        if let reason = parts.queryProblem { throw .invalidRequest(reason: reason) }
+        if let problem = parts.buildProblem { throw problem }
         if case .unusable(let reason) = parts.body { throw .invalidRequest(reason: reason) }
         let base = baseURLSource.current
         let (url, origin) = try makeURL(for: parts, base: base)

@@ -74,7 +74,7 @@ extension SimpleRequest {
             let items = try FormFields.of(value, encoder: encoder).map { QueryItem(name: $0.name, value: $0.value) }
             state.withLock { $0.queryItems.append(contentsOf: items) }
         } catch {
-            state.withLock { $0.queryProblem = $0.queryProblem ?? error.invalidReason }
+            state.withLock { $0.buildProblem = $0.buildProblem ?? error }
         }
         return self
     }

@@ -196,8 +196,9 @@ extension SimpleRequest {
         var method: HTTPMethod
         var target: Target
         var queryItems: [QueryItem] = []
-        /// Why query parameters given as a value could not be added; the request fails with it and nothing is sent.
-        var queryProblem: String?
+        /// Why the request as built cannot be sent (query parameters from a value that is not a flat object, an
+        /// endpoint path that does not form a URL); the request fails with it and nothing is sent.
+        var buildProblem: SimpleNetworkingError?
         var headers: HTTPHeaders = [:]
         var body: Body?
         var timeout: TimeInterval?
@@ -236,7 +237,7 @@ extension SimpleRequest {
         var method: HTTPMethod
         var target: Target
         var queryItems: [QueryItem]
-        var queryProblem: String?
+        var buildProblem: SimpleNetworkingError?
         var headers: HTTPHeaders
         var body: Body?
         var timeout: TimeInterval?
@@ -248,7 +249,7 @@ extension SimpleRequest.State {
     /// What one attempt sends, with `timeout` for it.
     func parts(timeout: TimeInterval?) -> SimpleRequest.Parts {
         SimpleRequest.Parts(
-            method: method, target: target, queryItems: queryItems, queryProblem: queryProblem, headers: headers,
+            method: method, target: target, queryItems: queryItems, buildProblem: buildProblem, headers: headers,
             body: body, timeout: timeout, safety: safety)
     }
 }

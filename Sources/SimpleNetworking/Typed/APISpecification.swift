@@ -69,10 +69,16 @@ public struct APIEndpoint<Specification: APISpecification, Input: Sendable, Outp
         var base = specification.baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         let trimmed = path.drop { $0 == "/" }
-        let url = URL(string: base + "/" + URLEncoding.encode(String(trimmed), allowing: URLEncoding.pathBytes))
-        // A base URL that cannot take the path is refused when the request runs, as an unusable base URL is.
-        let request =
-            url.map { SimpleRequest(method: method, url: $0) } ?? SimpleRequest(method: method, path: "//unusable")
+        let request: SimpleRequest
+        if let url = URL(string: base + "/" + URLEncoding.encode(String(trimmed), allowing: URLEncoding.pathBytes)) {
+            request = SimpleRequest(method: method, url: url)
+        } else {
+            request = SimpleRequest(method: method, url: specification.baseURL)
+            request.state.withLock {
+                $0.buildProblem = .invalidURL(
+                    reason: "the endpoint's path does not form a URL with the specification's base URL")
+            }
+        }
         specification.prepare(request)
         configure(request, input, specification)
         return request
