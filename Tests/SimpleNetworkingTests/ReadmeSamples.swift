@@ -428,3 +428,190 @@ struct ReadmeTypedSampleTests {
         #expect(String(decoding: created.body, as: UTF8.self).contains(#""name":"Ada""#))
     }
 }
+
+// MARK: - Typed forms and helpers (issue 9)
+
+// README-SAMPLE: environment-picker
+final class EnvironmentPicker: @unchecked Sendable {
+    // @unchecked Sendable: `selected` is only read and written under `lock`.
+    private let lock = NSLock()
+    private var selected: URL
+
+    init(_ url: URL) { selected = url }
+
+    var baseURL: URL {
+        get { lock.withLock { selected } }
+        set { lock.withLock { selected = newValue } }
+    }
+}
+// README-SAMPLE-END
+
+func switchEnvironments(production: URL, staging: URL) async throws -> [String] {
+    // README-SAMPLE: base-url-provider
+    let picker = EnvironmentPicker(production)
+    let api = SimpleNetworking(baseURLProvider: { picker.baseURL })
+    api.defaultHeaders["Authorization"] = "Bearer token"
+
+    let live = try await api.get("/status").response()
+    picker.baseURL = staging  // the next request goes to staging, with the same headers and token
+    let test = try await api.get("/status").response()
+    // README-SAMPLE-END
+    api.close()
+    return [live.string ?? "", test.string ?? ""]
+}
+
+struct Profile: Decodable, Sendable {
+    var displayName: String
+}
+
+func bodyHelpers(api: SimpleNetworking, password: String, limit: Int?) async throws -> Profile {
+    // README-SAMPLE: body-helpers
+    _ = try await api.post("/users")
+        .body(jsonObject: ["id": "123", "name": "Kevin Malone", "manager": NSNull()])  // checked, then sent as JSON
+        .response()
+    _ = try await api.post("/login")
+        .body(form: ["user": "ada", "password": password])  // password=...&user=ada, form-URL-encoded
+        .response()
+
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    let profile = try await api.get("/profile")
+        .query(from: ["fields": "all", "limit": limit.map(String.init)])  // a nil value is left out
+        .decode(Profile.self, decoder: decoder)
+    // README-SAMPLE-END
+    return profile
+}
+
+func typedResults(api: SimpleNetworking, log: EventLog) {
+    // README-SAMPLE: typed-results
+    api.get("/users/1")
+        .decoding(User.self)  // or .transform { response in try response.decode(User.self) }
+        .on(success: { user in log.append("hello \(user.name)") })
+        .on(error: { error in log.append("error: \(error)") })  // also what decoding threw
+        .on(completion: { log.append("done") })
+        .execute(on: api)
+    // README-SAMPLE-END
+}
+
+// README-SAMPLE: giphy-specification
+struct GIPHY: APISpecification {
+    var apiKey: String
+    var host: URL
+    var baseURL: URL { host.appendingPathComponent("v1") }
+
+    var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+
+    func prepare(_ request: SimpleRequest) {
+        request.accept(.json).header("Content-Type", MediaType.json.rawValue)
+    }
+
+    static let search = APIEndpoint<GIPHY, Search, SearchResults>(.get, "gifs/search") { request, input, api in
+        request.query(from: [
+            "api_key": api.apiKey, "q": input.q, "limit": input.limit?.description,
+            "offset": input.offset?.description, "lang": input.lang,
+        ])
+    }
+
+    struct Search: Sendable {
+        var q: String
+        var limit: Int32?
+        var offset: Int?
+        var lang = "en"
+    }
+
+    struct SearchResults: Decodable, Sendable {
+        struct Pagination: Decodable, Sendable {
+            let offset: Int32
+            let totalCount: Int32
+            let count: Int32
+        }
+
+        struct GIFObject: Decodable, Sendable {
+            let id: String
+            let title: String
+            let bitlyUrl: URL?
+        }
+
+        let data: [GIFObject]
+        let pagination: Pagination
+    }
+}
+// README-SAMPLE-END
+
+func searchGIFs(host: URL) async throws -> GIPHY.SearchResults {
+    // README-SAMPLE: giphy-call
+    let giphy = GIPHY(apiKey: "my-key", host: host)
+    let api = SimpleNetworking(baseURL: host)
+    let results = try await api.call(GIPHY.search, of: giphy, with: .init(q: "cats", limit: 2))
+    print(results.pagination.totalCount, results.data.map(\.title))
+    // README-SAMPLE-END
+    api.close()
+    return results
+}
+
+@Suite("README samples of the typed forms run")
+struct TypedReadmeSampleTests {
+    @Test("The environment picker switches one client between two servers")
+    func environmentPickerRuns() async throws {
+        let production = try MockServer()
+        let staging = try MockServer()
+        defer { production.shutdown(); staging.shutdown() }
+        production.route { _ in .text("production") }
+        staging.route { _ in .text("staging") }
+        let answers = try await switchEnvironments(production: production.baseURL, staging: staging.baseURL)
+        #expect(answers == ["production", "staging"])
+        #expect(staging.requests.first?.header("Authorization") == "Bearer token")
+    }
+
+    @Test("The body helpers send JSON, a form and a query, and decode with the request's decoder")
+    func bodyHelpersRun() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in request.path == "/profile" ? .json(#"{"display_name": "Ada"}"#) : .status(204) }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let profile = try await bodyHelpers(api: api, password: "p&ss", limit: nil)
+        #expect(profile.displayName == "Ada")
+        #expect(
+            server.requests.map(\.bodyText).prefix(2) == [
+                #"{"id":"123","manager":null,"name":"Kevin Malone"}"#, "password=p%26ss&user=ada",
+            ])
+        #expect(server.requests.last?.query == "fields=all")
+    }
+
+    @Test("The typed-results sample decodes a user for its success handler")
+    func typedResultsRun() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"id": 1, "name": "Ada"}"#) }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let log = EventLog()
+        typedResults(api: api, log: log)
+        #expect(await eventually { log.all.count == 2 })
+        #expect(log.all == ["hello Ada", "done"])
+    }
+
+    @Test("The GIPHY specification sends its key, leaves nil out, sets shared headers and decodes snake_case")
+    func giphySpecificationRuns() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .json(
+                #"{"data": [{"id": "a1", "title": "Cat", "bitly_url": "https://gph.is/x"}], "#
+                    + #""pagination": {"offset": 0, "total_count": 120, "count": 1}}"#)
+        }
+        let results = try await searchGIFs(host: server.baseURL)
+        #expect(results.pagination.totalCount == 120)
+        #expect(results.data.first?.bitlyUrl?.host == "gph.is")
+        let request = try #require(server.requests.first)
+        #expect(request.path == "/v1/gifs/search")
+        #expect(request.query == "api_key=my-key&lang=en&limit=2&q=cats")
+        #expect(request.header("Accept") == "application/json")
+        #expect(request.header("Content-Type") == "application/json")
+    }
+}

@@ -56,18 +56,18 @@ struct HTTPStatusTests {
 }
 
 /// Endpoints used by the tests below.
-private struct Profile: Codable, Sendable, Equatable {
+private struct StoredProfile: Codable, Sendable, Equatable {
     var id: Int
     var name: String
 }
 
 private enum ProfileEndpoint: Endpoint {
     case profile(id: String)
-    case update(id: String, Profile)
+    case update(id: String, StoredProfile)
     case remove(id: String)
     case search(String)
 
-    typealias Response = Profile
+    typealias Response = StoredProfile
 
     var method: HTTPMethod {
         switch self {
@@ -93,7 +93,7 @@ private enum ProfileEndpoint: Endpoint {
         return [:]
     }
     var headers: HTTPHeaders { ["X-Endpoint": "profiles"] }
-    var body: Profile? {
+    var body: StoredProfile? {
         if case .update(_, let profile) = self { return profile }
         return nil
     }
@@ -101,10 +101,10 @@ private enum ProfileEndpoint: Endpoint {
 
 /// The same endpoint shape, with a body of its own type and nothing to decode.
 private struct UpdateProfile: Endpoint {
-    var profile: Profile
+    var profile: StoredProfile
     var method: HTTPMethod { .post }
     var path: String { "/profiles" }
-    var body: Profile { profile }
+    var body: StoredProfile { profile }
 }
 
 /// An endpoint on an origin of its own.
@@ -116,7 +116,7 @@ private struct Elsewhere: Endpoint {
 
 /// An endpoint whose server answers with a redirect.
 private struct MovedProfile: Endpoint {
-    typealias Response = Profile
+    typealias Response = StoredProfile
     var id: String
     var path: String { "/moved/{id}" }
     var pathValues: [String: String] { ["id": id] }
@@ -126,7 +126,7 @@ private struct MovedProfile: Endpoint {
 private struct UploadNote: TypedRequest {
     static let httpMethod: HTTPMethod = .post
     static let pathTemplate: PathTemplate = "/notes/{folder}"
-    typealias Response = Profile
+    typealias Response = StoredProfile
 
     var folder: String
     var text: String
@@ -161,8 +161,8 @@ struct TypedRequestTests {
         let api = makeLoopbackClient(server) { $0.defaultHeaders = ["Authorization": "Bearer t"] }
         defer { api.close() }
 
-        #expect(try await api.send(ProfileEndpoint.profile(id: "7")) == Profile(id: 7, name: "Kringle"))
-        _ = try await api.send(ProfileEndpoint.update(id: "7", Profile(id: 7, name: "Crane")))
+        #expect(try await api.send(ProfileEndpoint.profile(id: "7")) == StoredProfile(id: 7, name: "Kringle"))
+        _ = try await api.send(ProfileEndpoint.update(id: "7", StoredProfile(id: 7, name: "Crane")))
         _ = try await api.send(ProfileEndpoint.search("a&b=c"))
 
         let requests = server.requests
@@ -170,8 +170,8 @@ struct TypedRequestTests {
         #expect(requests.map(\.target) == ["/profiles/7", "/profiles/7", "/profiles?limit=5&q=a%26b%3Dc"])
         #expect(requests.allSatisfy { $0.header("X-Endpoint") == "profiles" })
         #expect(requests.allSatisfy { $0.header("Authorization") == "Bearer t" })
-        let sent = try JSONDecoder().decode(Profile.self, from: requests[1].body)
-        #expect(sent == Profile(id: 7, name: "Crane"))
+        let sent = try JSONDecoder().decode(StoredProfile.self, from: requests[1].body)
+        #expect(sent == StoredProfile(id: 7, name: "Crane"))
         #expect(requests[1].header("Content-Type") == "application/json")
         #expect(requests[0].body.isEmpty)
     }
@@ -183,12 +183,12 @@ struct TypedRequestTests {
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
-        #expect(try await api.send(UpdateProfile(profile: Profile(id: 1, name: "Ada"))) == NoContent())
+        #expect(try await api.send(UpdateProfile(profile: StoredProfile(id: 1, name: "Ada"))) == NoContent())
         do {
             _ = try await api.send(ProfileEndpoint.profile(id: "empty"))
             Issue.record("an empty body decoded into a value")
         } catch .decodingFailed(let type, let reason, let response) {
-            #expect(type.hasSuffix("Profile"))
+            #expect(type.hasSuffix("StoredProfile"))
             #expect(reason.contains("empty"))
             #expect(response?.status == .ok)
         } catch {
@@ -209,7 +209,8 @@ struct TypedRequestTests {
             _ = try await api.delete(ProfileEndpoint.profile(id: "7"))
             return SimpleResponse(statusCode: 0)
         }
-        #expect(outcome.failureValue.map { "\($0)" }?.contains("Profile") == true)  // 204 where Profile is expected
+        // 204 where a StoredProfile is expected.
+        #expect(outcome.failureValue.map { "\($0)" }?.contains("StoredProfile") == true)
         #expect(server.requests.map(\.method) == ["GET", "DELETE"])
     }
 
@@ -278,7 +279,7 @@ struct TypedRequestTests {
         let api = makeLoopbackClient(server)
         defer { api.close() }
         let note = try await api.send(UploadNote(folder: "to do", text: "# Feed Kringle"))
-        #expect(note == Profile(id: 1, name: "note"))
+        #expect(note == StoredProfile(id: 1, name: "note"))
         let request = try #require(server.requests.first)
         #expect(request.method == "POST")
         #expect(request.path == "/notes/to%20do")
@@ -302,7 +303,7 @@ struct TypedRequestTests {
         }
         let api = MyAPI(baseURL: server.baseURL)
         defer { api.close() }
-        #expect(try await api.send(MovedProfile(id: "7")) == Profile(id: 7, name: "Kringle"))
+        #expect(try await api.send(MovedProfile(id: "7")) == StoredProfile(id: 7, name: "Kringle"))
         #expect(server.requests.map(\.path) == ["/moved/7", "/profiles/7", "/auth", "/moved/7", "/profiles/7"])
     }
 }

@@ -76,13 +76,16 @@ extension URL {
     }
 }
 
-/// The base URL, checked once, as the text every request path is appended to.
+/// The base URL, checked once per value, as the text every request path is appended to.
 struct BaseURL: Sendable {
+    /// The URL as given, to tell whether a provider's next value is the one already checked.
+    let url: URL
     /// `scheme://authority/path` without a trailing slash, or the reason the base URL is unusable.
     let prefix: Result<String, SimpleNetworkingError>
     let origin: Origin?
 
     init(_ url: URL) {
+        self.url = url
         origin = Origin(url)
         guard let origin else {
             prefix = .failure(.invalidURL(reason: "the base URL must be an http or https URL with a host"))
@@ -110,8 +113,14 @@ struct BaseURL: Sendable {
 extension SimpleNetworking {
     /// Builds the request for one attempt: URL, merged headers, method, body. Validates everything first, so a bad
     /// header or URL is a thrown error and nothing reaches the network.
+    ///
+    /// The base URL is read once here, so the URL and the origin rules of one attempt follow the same value even
+    /// when a provider changes it meanwhile.
     func makeHTTPRequest(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> HTTPRequest {
-        let (url, origin) = try makeURL(for: parts)
+        if let problem = parts.buildProblem { throw problem }
+        if case .unusable(let reason) = parts.body { throw .invalidRequest(reason: reason) }
+        let base = baseURLSource.current
+        let (url, origin) = try makeURL(for: parts, base: base)
         try RequestValidation.validate(method: parts.method)
         var headers = origin == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
         if parts.method == .get || parts.method == .head, let body = parts.body, !body.isEmpty {
@@ -131,7 +140,7 @@ extension SimpleNetworking {
                 throw .invalidRequest(reason: "the JSON body could not be encoded (\(type(of: value)))")
             }
             if !headers.contains("Content-Type") { headers["Content-Type"] = MediaType.json.rawValue }
-        case nil:
+        case .unusable, nil:
             break
         }
         try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)
@@ -152,7 +161,7 @@ extension SimpleNetworking {
     }
 
     /// The attempt's URL and its origin.
-    private func makeURL(for parts: SimpleRequest.Parts) throws(SimpleNetworkingError) -> (URL, Origin) {
+    private func makeURL(for parts: SimpleRequest.Parts, base: BaseURL) throws(SimpleNetworkingError) -> (URL, Origin) {
         let query = parts.queryItems.map(URLEncoding.queryItem).joined(separator: "&")
         switch parts.target {
         case .absolute(let given):

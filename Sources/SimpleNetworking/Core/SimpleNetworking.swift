@@ -15,20 +15,27 @@ import Foundation
 /// }
 /// ```
 ///
+/// The base URL can also come from a provider asked when each attempt is built, so one client follows an
+/// environment picker: see ``init(baseURLProvider:session:configuration:)``.
+///
 /// Safe to use from any thread: properties are constants except ``defaultHeaders``, which is guarded by a lock.
 open class SimpleNetworking: @unchecked Sendable {
     // @unchecked Sendable: stored properties are `let`s of Sendable types; the one mutable value, the default
-    // headers, lives in `mutableState` behind its lock. Subclasses must keep their own state as safe.
+    // headers, lives in `mutableState` behind its lock (the base URL source keeps its last checked value behind a
+    // lock of its own). Subclasses must keep their own state as safe.
 
     /// The URL every request path is appended to.
-    public let baseURL: URL
+    ///
+    /// For a client made with a base URL provider, the provider's value now: each read asks it again, and the next
+    /// attempt may use a newer value.
+    public var baseURL: URL { baseURLSource.url }
     /// The client's settings, fixed at initialization.
     public let configuration: Configuration
     /// What sends requests: URLSession by default, or a test double.
     public let transport: any HTTPTransport
 
     private let mutableState: Locked<HTTPHeaders>
-    let base: BaseURL
+    let baseURLSource: BaseURLSource
     let reauthentication: Reauthentication
     let retryBudget: RetryTokenBucket
     /// The configured sensitive header and query parameter names, lowercased once for matching.
@@ -57,9 +64,53 @@ open class SimpleNetworking: @unchecked Sendable {
     ///   - transport: What sends requests.
     ///   - configuration: Settings for the client. Default: ``Configuration/init()``.
     public init(baseURL: URL, transport: any HTTPTransport, configuration: Configuration = Configuration()) {
-        self.baseURL = baseURL
+        self.baseURLSource = BaseURLSource(fixed: baseURL)
         self.configuration = configuration
-        self.base = BaseURL(baseURL)
+        self.mutableState = Locked(configuration.defaultHeaders)
+        self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
+        self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
+        self.sensitiveData = SensitiveData(configuration)
+        self.transport = transport
+    }
+
+    /// Creates a client whose base URL is asked of `baseURLProvider` each time an attempt is built, with its own
+    /// ephemeral URLSession, or with `session` if you pass one.
+    ///
+    /// One client then follows an environment picker while keeping its default headers, tokens and
+    /// re-authentication state. Each attempt, retries included, reads the provider once, and everything about that
+    /// attempt follows that value: the URL, whether default headers go to its origin, and which redirects leave it.
+    /// Each new value is checked once, as a fixed base URL is; an unusable one fails the attempt with
+    /// ``SimpleNetworkingError/invalidURL(reason:)`` and nothing is sent.
+    ///
+    /// ```swift
+    /// let api = SimpleNetworking(baseURLProvider: { environment.current.url })
+    /// ```
+    /// - Parameters:
+    ///   - baseURLProvider: Returns the base URL now. It is called from any thread, outside the client's locks, and
+    ///     must be fast and thread-safe.
+    ///   - session: A session to use as it is; `nil` (the default) creates the library's own.
+    ///   - configuration: Settings for the client. Default: ``Configuration/init()``.
+    public convenience init(
+        baseURLProvider: @escaping @Sendable () -> URL, session: URLSession? = nil,
+        configuration: Configuration = Configuration()
+    ) {
+        let transport =
+            session.map(URLSessionTransport.init(session:)) ?? URLSessionTransport(configuration: configuration)
+        self.init(baseURLProvider: baseURLProvider, transport: transport, configuration: configuration)
+    }
+
+    /// Creates a client whose base URL is asked of `baseURLProvider` each time an attempt is built, and that sends
+    /// through `transport`.
+    /// - Parameters:
+    ///   - baseURLProvider: Returns the base URL now; see ``init(baseURLProvider:session:configuration:)``.
+    ///   - transport: What sends requests.
+    ///   - configuration: Settings for the client. Default: ``Configuration/init()``.
+    public init(
+        baseURLProvider: @escaping @Sendable () -> URL, transport: any HTTPTransport,
+        configuration: Configuration = Configuration()
+    ) {
+        self.baseURLSource = BaseURLSource(provider: baseURLProvider)
+        self.configuration = configuration
         self.mutableState = Locked(configuration.defaultHeaders)
         self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())

@@ -57,4 +57,38 @@ extension SimpleRequest {
     {
         try await response(on: client).decode(type, decoder: client.configuration.decoder)
     }
+
+    /// Runs a bound request and decodes its body with `decoder` instead of the client's.
+    ///
+    /// ```swift
+    /// let decoder = JSONDecoder()
+    /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+    /// let user = try await api.get("/users/1").decode(User.self, decoder: decoder)
+    /// ```
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder for this request only.
+    /// - Returns: The decoded value.
+    /// - Throws: ``SimpleNetworkingError``, as ``decode(_:)`` describes.
+    public func decode<Value: Decodable>(_ type: Value.Type = Value.self, decoder: JSONDecoder)
+        async throws(SimpleNetworkingError) -> Value
+    {
+        guard let client else {
+            throw .invalidRequest(reason: "the request is not bound to a client; use decode(_:decoder:on:)")
+        }
+        return try await decode(type, decoder: decoder, on: client)
+    }
+
+    /// Runs the request on `client` and decodes its body with `decoder` instead of the client's.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder for this request only.
+    ///   - client: The client to run on.
+    /// - Returns: The decoded value.
+    /// - Throws: ``SimpleNetworkingError``, as ``decode(_:on:)`` describes.
+    public func decode<Value: Decodable>(
+        _ type: Value.Type = Value.self, decoder: JSONDecoder, on client: SimpleNetworking
+    ) async throws(SimpleNetworkingError) -> Value {
+        try await response(on: client).decode(type, decoder: decoder)
+    }
 }

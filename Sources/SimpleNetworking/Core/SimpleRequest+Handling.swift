@@ -28,6 +28,7 @@ extension SimpleRequest {
         var status: HTTPStatusHandlers
         var error: [ErrorHandler]
         var success: [SuccessHandler]
+        var values: [ValueHandler]
         var method: HTTPMethod
         var headers: HTTPHeaders
         var retryPolicy: RetryPolicy?
@@ -41,18 +42,20 @@ extension SimpleRequest {
     func runHandlers(
         for outcome: Outcome, on client: SimpleNetworking, execution id: Int, context: HandlingContext
     ) async -> Decision {
-        await client.configuration.handlerQueue.run {
+        let transformed = transformedValue(of: outcome, on: client, context: context)
+        return await client.configuration.handlerQueue.run {
             let handlers = self.state.withLock { state in
                 state.live?.isHandling = true
                 state.live?.requestedRetry = nil
                 return Handlers(
                     status: state.statusHandlers, error: state.errorHandlers, success: state.successHandlers,
-                    method: state.method, headers: state.headers, retryPolicy: state.retryPolicy,
-                    requestID: state.safety.requestID, cancelled: state.live?.task.isCancelled ?? false)
+                    values: state.valueHandlers, method: state.method, headers: state.headers,
+                    retryPolicy: state.retryPolicy, requestID: state.safety.requestID,
+                    cancelled: state.live?.task.isCancelled ?? false)
             }
             let decision = self.settle(
-                self.handle(outcome, with: handlers, on: client, context: context), execution: id,
-                record: context.record)
+                self.handle(outcome, transformed: transformed, with: handlers, on: client, context: context),
+                execution: id, record: context.record)
             if case .finish = decision {
                 for completion in self.state.withLock({ $0.completionHandlers }) { completion() }
             }
@@ -62,8 +65,12 @@ extension SimpleRequest {
 
     /// Status handlers first, in order, until one returns `false`; then the deadline; then the retry policy; then
     /// success or error handlers.
+    ///
+    /// With a transform step, a 2xx whose transform threw goes to the error handlers instead; otherwise the success
+    /// handlers of the response run, then those of the value.
     private func handle(
-        _ result: Outcome, with handlers: Handlers, on client: SimpleNetworking, context: HandlingContext
+        _ result: Outcome, transformed: TransformResult?, with handlers: Handlers, on client: SimpleNetworking,
+        context: HandlingContext
     ) -> Decision {
         let history = context.record.history
         var outcome =
@@ -83,7 +90,12 @@ extension SimpleRequest {
         if let remaining = remaining(on: client, record: context.record), remaining <= 0 {
             outcome = .failure(.deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: history))
         } else if case .success(let response) = outcome, response.isSuccess {
+            if case .failure(let error) = transformed {
+                for handler in handlers.error { handler(error, response) }
+                return .finish(.failure(error))
+            }
             for handler in handlers.success { handler(response) }
+            if case .success(let value) = transformed { for handler in handlers.values { handler(value) } }
             return .finish(outcome)
         } else if let retry = policyRetry(after: outcome, with: handlers, on: client, context: context) {
             return .retry(retry)
@@ -95,6 +107,23 @@ extension SimpleRequest {
         }
         for handler in handlers.error { handler(error, error.response) }
         return .finish(.failure(error))
+    }
+
+    /// Runs the transform step on a 2xx response, here in the execution's task rather than on the handler queue, so
+    /// that decoding never runs on the main thread (README, "Typed results"); `nil` without a transform step or a
+    /// 2xx response.
+    private func transformedValue(of outcome: Outcome, on client: SimpleNetworking, context: HandlingContext)
+        -> TransformResult?
+    {
+        guard case .success(var response) = outcome, response.isSuccess,
+            let transform = state.withLock({ $0.transform })
+        else { return nil }
+        response.attempts = context.record.history
+        do throws(SimpleNetworkingError) {
+            return .success(try transform(response, client))
+        } catch {
+            return .failure(error.withAttempts(context.record.history))
+        }
     }
 
     /// Asks the retry policy, the deadline and the retry budget, in that order; the budget token is taken last, so

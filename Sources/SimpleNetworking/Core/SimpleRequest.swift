@@ -180,6 +180,9 @@ extension SimpleRequest {
     enum Body: Sendable {
         case data(Data, MediaType?)
         case json(any Encodable & Sendable)
+        /// A body that could not be encoded when it was set; the request fails with `invalidRequest(reason:)` and
+        /// nothing is sent.
+        case unusable(reason: String)
 
         /// Whether there are no bytes to send; a JSON body always has some.
         var isEmpty: Bool {
@@ -193,6 +196,9 @@ extension SimpleRequest {
         var method: HTTPMethod
         var target: Target
         var queryItems: [QueryItem] = []
+        /// Why the request as built cannot be sent (query parameters from a value that is not a flat object, an
+        /// endpoint path that does not form a URL); the request fails with it and nothing is sent.
+        var buildProblem: SimpleNetworkingError?
         var headers: HTTPHeaders = [:]
         var body: Body?
         var timeout: TimeInterval?
@@ -200,6 +206,9 @@ extension SimpleRequest {
         var statusHandlers = HTTPStatusHandlers()
         var errorHandlers: [ErrorHandler] = []
         var successHandlers: [SuccessHandler] = []
+        /// The transform step of a ``TransformedRequest``, and the success handlers of its value.
+        var transform: Transform?
+        var valueHandlers: [ValueHandler] = []
         var completionHandlers: [CompletionHandler] = []
         var client: SimpleNetworking?
         /// What the current or last execution has done, as its loop last published it.
@@ -228,6 +237,7 @@ extension SimpleRequest {
         var method: HTTPMethod
         var target: Target
         var queryItems: [QueryItem]
+        var buildProblem: SimpleNetworkingError?
         var headers: HTTPHeaders
         var body: Body?
         var timeout: TimeInterval?
@@ -239,7 +249,7 @@ extension SimpleRequest.State {
     /// What one attempt sends, with `timeout` for it.
     func parts(timeout: TimeInterval?) -> SimpleRequest.Parts {
         SimpleRequest.Parts(
-            method: method, target: target, queryItems: queryItems, headers: headers, body: body, timeout: timeout,
-            safety: safety)
+            method: method, target: target, queryItems: queryItems, buildProblem: buildProblem, headers: headers,
+            body: body, timeout: timeout, safety: safety)
     }
 }
