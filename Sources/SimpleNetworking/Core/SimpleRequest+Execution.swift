@@ -14,8 +14,8 @@ import Foundation
 ///            ▼                                                             │ │
 ///   client.execute(request:) ── super ──▶ send: the hops of one attempt    │ │
 ///            ▼                                                             │ │
-///   handlers on the handler queue: status ▶ deadline ▶ policy ▶ success    │ │
-///            │ finish                      or error          retry ────────┼─┘
+///   handlers on the handler queue: status ▶ deadline ▶ 2xx: success       │ │
+///            │ finish               else: policy ▶ error     retry ────────┼─┘
 ///            ▼                                                             ▼
 ///   completion handlers, once ────────────────────────────▶ response() returns
 /// ```

@@ -63,8 +63,8 @@ extension SimpleRequest {
         }
     }
 
-    /// Status handlers first, in order, until one returns `false`; then the deadline; then the retry policy; then
-    /// success or error handlers.
+    /// Status handlers first, in order, until one returns `false`; then the deadline; then, for a 2xx, the success
+    /// handlers; otherwise the retry policy, and when it does not retry, the error handlers.
     ///
     /// With a transform step, a 2xx whose transform threw goes to the error handlers instead; otherwise the success
     /// handlers of the response run, then those of the value.
