@@ -207,9 +207,10 @@ struct TimeoutTests {
         defer { api.close() }
 
         // Scaled like any upper bound for slower runs; still fractional, and far above the defect's 1 ms.
-        let response = try await api.get("/slow").timeout(0.9 * timeScale).response()
-
-        #expect(response.string == "late")
+        let held = await holdsInOne {
+            (try? await api.get("/slow").timeout(0.9 * timeScale).response())?.string == "late"
+        }
+        #expect(held)
     }
 
     @Test(
@@ -225,14 +226,19 @@ struct TimeoutTests {
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
-        let start = Date()
-        let error = await failure(of: api.get("/slow").timeout(0.5))
-        let elapsed = Date().timeIntervalSince(start)
-
-        #expect(error?.isTimeout == true, "\(String(describing: error))")
         // Alone this takes 0.50-0.51 s; the upper bound leaves room for a loaded 2-core machine, and is still before the
-        // server would have finished (12 s), even at a time scale of 3.
-        #expect(elapsed > 0.45 && elapsed < 3 * timeScale, "took \(elapsed) s")
+        // server would have finished (12 s), even at a time scale of 3. A timeout never fires early.
+        let seen = Locked<[String]>([])
+        let held = await holdsInOne {
+            let start = Date()
+            let error = await failure(of: api.get("/slow").timeout(0.5))
+            let elapsed = Date().timeIntervalSince(start)
+            seen.withLock { $0.append(String(format: "%.2f s: %@", elapsed, String(describing: error))) }
+            #expect(error?.isTimeout == true, "\(String(describing: error))")
+            #expect(elapsed > 0.45, "fired early, after \(elapsed) s")
+            return elapsed < 3 * timeScale
+        }
+        #expect(held, "\(seen.current)")
     }
 
     @Test("The attempt's timeout covers every redirect hop")

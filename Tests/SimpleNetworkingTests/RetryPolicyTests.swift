@@ -255,9 +255,10 @@ struct AutomaticRetryTests {
     func timeoutsOnlyWhenOptedIn() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(2)]) }
+        // 1.5 s: long enough for each request to reach a busy server before its timeout.
+        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
         let byDefault = makeClient(for: server) {
-            $0.timeout = 0.2
+            $0.timeout = 1.5
             $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0))
         }
         defer { byDefault.close() }
@@ -266,7 +267,7 @@ struct AutomaticRetryTests {
         #expect(error?.attempts.count == 1)
         #expect(server.requestCount == 1)
         let optedIn = makeClient(for: server) {
-            $0.timeout = 0.2
+            $0.timeout = 1.5
             $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0), retriesTimeouts: true)
         }
         defer { optedIn.close() }
