@@ -218,16 +218,27 @@ extension SimpleRequest {
         record.attempts += 1
         record.credentialEpoch = epoch
         publish(record)
+        let destination = parts.receiving.map(makeDestination)
         var outcome: Outcome
         do throws(SimpleNetworkingError) {
-            outcome = .success(try await client.perform(request, for: parts))
+            outcome = .success(try await client.perform(request, for: parts, destination: destination))
         } catch {
             outcome = .failure(error)
         }
+        if let file = destination as? FileDestination { outcome = file.settle(outcome) }
         if let clippedDeadline, case .failure(let error) = outcome, error.isTimeout {
             outcome = .failure(.deadlineExceeded(seconds: clippedDeadline, attempts: []))
         }
         return (outcome, request)
+    }
+
+    /// Where one attempt's 2xx body goes: a fresh temporary file for each attempt of a download, the execution's one
+    /// buffer for a stream.
+    private func makeDestination(_ receiving: Receiving) -> any ResponseDestination {
+        switch receiving {
+        case .file(let url): return FileDestination(url)
+        case .stream(let stream): return stream
+        }
     }
 
     /// Ends the execution without a response for the handlers (cancelled, past the deadline, a failed wait, the
