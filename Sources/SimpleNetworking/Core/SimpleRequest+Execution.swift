@@ -210,7 +210,18 @@ extension SimpleRequest {
             clippedDeadline = deadline(on: client)
         }
         let request: HTTPRequest
+        // A form with large files is written to a temporary file for this attempt, removed when it ends.
+        var formFile: URL?
+        defer { if let formFile { try? FileManager.default.removeItem(at: formFile) } }
         do throws(SimpleNetworkingError) {
+            if case .multipart(let form) = parts.body, form.streamsFromDisk {
+                let (file, contentType) = try await Self.offload { () throws(SimpleNetworkingError) in
+                    try form.encodedToFile()
+                }
+                formFile = file
+                parts.body = .file(file, nil)
+                parts.headers["Content-Type"] = contentType.rawValue
+            }
             request = try client.makeHTTPRequest(for: parts)
         } catch {
             return (.failure(error), nil)
@@ -231,6 +242,25 @@ extension SimpleRequest {
         }
         return (outcome, request)
     }
+
+    /// Runs blocking file work on a queue of its own, never on a thread of Swift's cooperative pool.
+    private static func offload<Value: Sendable>(
+        _ work: @escaping @Sendable () throws(SimpleNetworkingError) -> Value
+    ) async throws(SimpleNetworkingError) -> Value {
+        let result = await withCheckedContinuation { continuation in
+            files.async {
+                do throws(SimpleNetworkingError) {
+                    continuation.resume(returning: Result<Value, SimpleNetworkingError>.success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// The queue of ``offload(_:)``.
+    private static let files = DispatchQueue(label: "SimpleNetworking.files")
 
     /// Where one attempt's 2xx body goes: a fresh temporary file for each attempt of a download, the execution's one
     /// buffer for a stream.

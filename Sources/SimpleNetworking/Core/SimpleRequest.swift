@@ -180,6 +180,10 @@ extension SimpleRequest {
     enum Body: Sendable {
         case data(Data, MediaType?)
         case json(any Encodable & Sendable)
+        /// A file, streamed from disk as it is sent.
+        case file(URL, MediaType?)
+        /// A multipart form, encoded for each attempt.
+        case multipart(MultipartFormData)
         /// A body that could not be encoded when it was set; the request fails with `invalidRequest(reason:)` and
         /// nothing is sent.
         case unusable(reason: String)

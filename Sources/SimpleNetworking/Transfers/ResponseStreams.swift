@@ -160,7 +160,10 @@ public struct ResponseLines: AsyncSequence, Sendable {
                 searchFrom = pending.count
                 if ended {
                     guard !pending.isEmpty else { return nil }
-                    defer { pending = [] }
+                    defer {
+                        pending = []
+                        searchFrom = 0
+                    }
                     return String(decoding: pending, as: UTF8.self)
                 }
                 if let chunk = try await chunks.next() {
