@@ -22,7 +22,11 @@ final class ScratchDirectory: Sendable {
 
 /// `count` bytes that differ from one position to the next, so that a missing or repeated piece shows.
 func patternedBytes(_ count: Int, seed: UInt8 = 0) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 10 &+ Int(seed)) })
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        for index in 0..<count { buffer[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 10 &+ Int(seed)) }
+        initialized = count
+    }
+    return Data(bytes)
 }
 
 @Suite("Downloads to a file")
