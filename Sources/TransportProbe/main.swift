@@ -27,6 +27,11 @@ import SimpleNetworkingTesting
 //   endless [limit=10485760] [watch=8]          an endless chunked body against the size limit
 //   download [megabytes=256]                    throughput of a large plain body
 //   headers [count=100000]                      converts a 16-field HTTPURLResponse into HTTPHeaders count times
+//   download-file [megabytes=1024]              download(to:) of a plain body: peak RSS above the start, and the
+//                                               throughput of a raw URLSession download task writing the same
+//                                               file in the same run (after, so its memory does not count)
+//   upload-file [megabytes=1024]                body(fileAt:) of a file that size to a server in a child process
+//                                               (`discard`, which counts the bytes and throws them away)
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
 func status(_ key: String) -> Int {
@@ -301,8 +306,102 @@ case "headers":
     report("conversions", "\(count), \(total) fields")
     report("time per conversion", String(format: "%.2f µs", elapsed / Double(max(1, count)) * 1e6))
 
+case "download-file":
+    let mebibytes = argument(2, default: 1024)
+    let chunk = Data(repeating: 0x61, count: 1024 * 1024)
+    server.route { _ in MockResponse(body: chunk, faults: [.repeatBody(mebibytes)]) }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let api = client(server, limit: .max, timeout: 3600)
+    memory("before the download")
+    let before = status("VmHWM")
+    let library = directory.appendingPathComponent("library.bin")
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        try await api.get("/download").download(to: library)
+    }
+    memory("after the download")
+    report("outcome", outcome)
+    report("peak above the start of the download", megabytes(status("VmHWM") - before))
+    report("library", String(format: "%.2f s, %.0f MB/s", elapsed, Double(mebibytes) / elapsed))
+    api.close()
+    let size = (try? FileManager.default.attributesOfItem(atPath: library.path)[.size] as? NSNumber)??.intValue ?? -1
+    report("file size", "\(size) bytes (expected \(mebibytes * 1024 * 1024))")
+    try? FileManager.default.removeItem(at: library)
+    // Raw URLSession, for comparison: a download task, which writes the body to a file of its own.
+    let raw = URLSession(configuration: .ephemeral)
+    let rawStart = Date()
+    let rawFile = directory.appendingPathComponent("raw.bin")
+    let moved: Bool = await withCheckedContinuation { continuation in
+        raw.downloadTask(with: server.url("/download")) { location, _, _ in
+            guard let location else { return continuation.resume(returning: false) }
+            continuation.resume(returning: (try? FileManager.default.moveItem(at: location, to: rawFile)) != nil)
+        }.resume()
+    }
+    let rawElapsed = Date().timeIntervalSince(rawStart)
+    report("raw URLSession download task", String(format: "%.2f s, %.0f MB/s%@", rawElapsed,
+        Double(mebibytes) / rawElapsed, moved ? "" : " (failed)"))
+    report("library time / raw time", String(format: "%.2f", elapsed / rawElapsed))
+    raw.invalidateAndCancel()
+
+case "discard":
+    // The server of `upload-file`, in a process of its own: reads one request at a time, counts its body and throws
+    // it away, answers with the count. Prints its URL, then serves until its standard input closes.
+    let discard = try DiscardServer()
+    print("http://127.0.0.1:\(discard.port)")
+    fflush(nil)
+    discard.start()
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    exit(0)
+
+case "upload-file":
+    let mebibytes = argument(2, default: 1024)
+    let serve = Process()
+    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    serve.arguments = ["discard"]
+    let serverOutput = Pipe()
+    let serverInput = Pipe()
+    serve.standardOutput = serverOutput
+    serve.standardInput = serverInput
+    try serve.run()
+    var line = Data()
+    while !line.contains(0x0A) {
+        let chunk = serverOutput.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        line.append(chunk)
+    }
+    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
+    guard let printed, let serverURL = URL(string: String(printed)) else { fail("no URL from the server process") }
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("probe-upload-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard FileManager.default.createFile(atPath: file.path, contents: nil),
+        let output = try? FileHandle(forWritingTo: file)
+    else { fail("cannot create \(file.path)") }
+    let piece = Data(repeating: 0x62, count: 1024 * 1024)
+    for _ in 0..<mebibytes { try output.write(contentsOf: piece) }
+    try output.close()
+    let api = client(serverURL, timeout: 3600)
+    memory("before the upload")
+    let before = status("VmHWM")
+    let received = Locked("")
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        let response = try await api.put("/upload").body(fileAt: file).response()
+        received.set(response.string ?? "")
+        return response
+    }
+    memory("after the upload")
+    report("outcome", outcome)
+    report("bytes the server received", "\(received.current) (file: \(mebibytes * 1024 * 1024))")
+    report("peak above the start of the upload", megabytes(status("VmHWM") - before))
+    report("library", String(format: "%.2f s, %.0f MB/s", elapsed, Double(mebibytes) / elapsed))
+    api.close()
+    try serverInput.fileHandleForWriting.close()
+    serve.waitUntilExit()
+
 default:
-    print("usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers")
+    print(
+        "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers|"
+            + "download-file|upload-file")
 }
 
 report("peak RSS above the start", megabytes(status("VmHWM") - baseline))
