@@ -112,7 +112,8 @@ final class DiscardServer: Sendable {
 
         func find(_ marker: [UInt8]) -> Int? {
             guard buffer.count >= marker.count else { return nil }
-            for index in 0...(buffer.count - marker.count) where buffer[index..<index + marker.count].elementsEqual(marker) {
+            for index in 0...(buffer.count - marker.count)
+            where buffer[index..<index + marker.count].elementsEqual(marker) {
                 return index
             }
             return nil

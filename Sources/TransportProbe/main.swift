@@ -339,8 +339,11 @@ case "download-file":
         }.resume()
     }
     let rawElapsed = Date().timeIntervalSince(rawStart)
-    report("raw URLSession download task", String(format: "%.2f s, %.0f MB/s%@", rawElapsed,
-        Double(mebibytes) / rawElapsed, moved ? "" : " (failed)"))
+    report(
+        "raw URLSession download task",
+        String(
+            format: "%.2f s, %.0f MB/s%@", rawElapsed,
+            Double(mebibytes) / rawElapsed, moved ? "" : " (failed)"))
     report("library time / raw time", String(format: "%.2f", elapsed / rawElapsed))
     raw.invalidateAndCancel()
 

@@ -72,7 +72,9 @@ struct DownloadTests {
     func dropLeavesNoPartialFile() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.route { _ in MockResponse(body: patternedBytes(4 * 1024 * 1024), faults: [.dropAfterBodyBytes(1_500_000)]) }
+        server.route { _ in
+            MockResponse(body: patternedBytes(4 * 1024 * 1024), faults: [.dropAfterBodyBytes(1_500_000)])
+        }
         let api = makeLoopbackClient(server)
         defer { api.close() }
         let directory = try ScratchDirectory()

@@ -99,7 +99,8 @@ struct ResponseStreamTests {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in
-            MockResponse(body: Data("tick\n".utf8), chunked: true, faults: [.repeatBody(.max), .drip(bytes: 5, interval: 0.05)])
+            MockResponse(
+                body: Data("tick\n".utf8), chunked: true, faults: [.repeatBody(.max), .drip(bytes: 5, interval: 0.05)])
         }
         let api = makeLoopbackClient(server)
         defer { api.close() }
@@ -176,7 +177,8 @@ struct TransferProgressTests {
         let server = try MockServer()
         defer { server.shutdown() }
         let size = 2 * 1024 * 1024
-        server.route { _ in MockResponse(body: patternedBytes(size), faults: [.drip(bytes: 128 * 1024, interval: 0.03)]) }
+        server.route { _ in MockResponse(body: patternedBytes(size), faults: [.drip(bytes: 128 * 1024, interval: 0.03)])
+        }
         let api = makeLoopbackClient(server)
         defer { api.close() }
         let values = Locked<[TransferProgress]>([])
@@ -196,7 +198,9 @@ struct TransferProgressTests {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in
-            MockResponse(body: patternedBytes(64 * 1024), chunked: true, faults: [.repeatBody(16), .drip(bytes: 64 * 1024, interval: 0.03)])
+            MockResponse(
+                body: patternedBytes(64 * 1024), chunked: true,
+                faults: [.repeatBody(16), .drip(bytes: 64 * 1024, interval: 0.03)])
         }
         let api = makeLoopbackClient(server)
         defer { api.close() }

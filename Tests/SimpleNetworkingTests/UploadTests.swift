@@ -31,7 +31,8 @@ struct UploadTests {
         #expect(recorded.header("Content-Type") == "application/octet-stream")
         #expect(recorded.body.count == body.count)
         #expect(recorded.body == body)
-        #expect(await eventually { values.current.contains { $0.direction == .upload && $0.bytesCompleted == body.count } })
+        #expect(
+            await eventually { values.current.contains { $0.direction == .upload && $0.bytesCompleted == body.count } })
         let uploads = values.current.filter { $0.direction == .upload }
         #expect(zip(uploads, uploads.dropFirst()).allSatisfy { $0.bytesCompleted <= $1.bytesCompleted })
         #expect(uploads.last?.bytesExpected == Int64(body.count))
@@ -191,8 +192,9 @@ struct MultipartTests {
         form.append(fileAt: file, name: "video", contentType: "video/mp4")
         let values = Locked<[TransferProgress]>([])
 
-        _ = try await api.post("/videos").body(multipart: form).progress { value in values.withLock { $0.append(value) } }
-            .response()
+        _ = try await api.post("/videos").body(multipart: form).progress { value in values.withLock { $0.append(value) }
+        }
+        .response()
 
         let parts = try #require(server.requests.first?.multipartParts)
         #expect(parts.map(\.name) == ["title", "video"])
@@ -251,7 +253,9 @@ struct MultipartTests {
     }
 
     static let python3: URL? = {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { String($0) + "/python3" }
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map {
+            String($0) + "/python3"
+        }
         return (path + ["/usr/bin/python3"]).first { FileManager.default.isExecutableFile(atPath: $0) }
             .map { URL(fileURLWithPath: $0) }
     }()

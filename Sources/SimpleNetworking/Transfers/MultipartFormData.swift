@@ -71,7 +71,9 @@ public struct MultipartFormData: Sendable {
         fileAt file: URL, name: String, filename: String? = nil, contentType: MediaType = .octetStream
     ) {
         parts.append(
-            Part(name: name, filename: filename ?? file.lastPathComponent, contentType: contentType, content: .file(file)))
+            Part(
+                name: name, filename: filename ?? file.lastPathComponent, contentType: contentType, content: .file(file)
+            ))
     }
 
     /// The bytes of files from disk, and whether they are more than ``streamingThreshold``.

@@ -223,7 +223,13 @@ final class StreamReader: Sendable {
             stream.finish(.failure(.requestInProgress))
             return stream
         }
-        Task { stream.finish(await execution.value) }
+        Task { [request] in
+            stream.finish(await execution.value)
+            // A later run of the request keeps its body in memory again.
+            request.state.withLock { state in
+                if case .stream(let current) = state.receiving, current === stream { state.receiving = nil }
+            }
+        }
         return stream
     }
 
@@ -257,7 +263,8 @@ final class ResponseStream: ResponseDestination {
 
     func write(_ bytes: Data) throws(SimpleNetworkingError) {
         guard !bytes.isEmpty else { return }
-        let outcome = state.withLock { state -> Result<CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?, SimpleNetworkingError> in
+        let outcome = state.withLock {
+            state -> Result<CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?, SimpleNetworkingError> in
             guard state.end == nil else { return .success(nil) }
             if let reader = state.reader {
                 state.reader = nil

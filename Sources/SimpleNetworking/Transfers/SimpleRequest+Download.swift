@@ -46,6 +46,12 @@ extension SimpleRequest {
             throw .invalidRequest(reason: "the download destination must be a file URL")
         }
         state.withLock { $0.receiving = .file(destination) }
+        // A later run of the request keeps its body in memory again.
+        defer {
+            state.withLock { state in
+                if case .file(let current) = state.receiving, current == destination { state.receiving = nil }
+            }
+        }
         return try await response(on: client)
     }
 }
