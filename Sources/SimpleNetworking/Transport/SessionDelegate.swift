@@ -129,17 +129,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// failure once the session is closed.
     ///
     /// Call it on ``control``, never on the caller's thread: on Linux creating and resuming a task wait for the
-    /// session's work queue, which libcurl can keep busy for seconds.
+    /// session's work queue, which libcurl can keep busy for seconds. For the same reason the registry's lock is never
+    /// held while the task is made or resumed: the delegate callbacks, the deadline timers of every client and
+    /// `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
+    /// registered after; creating it cannot race with the invalidation of the session, which runs on ``control`` too,
+    /// after this.
     func start(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) {
-        let task = registry.withLock { registry -> URLSessionDataTask? in
-            // Creating a task on an invalidated session traps on Linux, so `closed` and creation share the lock.
-            guard !registry.closed, !pending.hasEnded else { return nil }
-            let task = makeTask()
-            registry.pending[task.taskIdentifier] = pending
-            return task
-        }
-        guard let task else {
+        guard !registry.withLock({ $0.closed }), !pending.hasEnded else {
             pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
+            return
+        }
+        let task = makeTask()
+        let registered = registry.withLock { registry -> Bool in
+            guard !registry.closed else { return false }
+            registry.pending[task.taskIdentifier] = pending
+            return true
+        }
+        guard registered else {
+            // Closed while the task was being made: it never runs.
+            pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
+            task.cancel()
             return
         }
         guard pending.attach(task) else {
