@@ -100,6 +100,29 @@ func argument(_ index: Int, default value: Double) -> Double {
     CommandLine.arguments.count > index ? Double(CommandLine.arguments[index]) ?? value : value
 }
 
+/// Runs this executable again with `scenario`, a server that prints its URL and serves until its standard input
+/// closes, so that only the client counts in this process's figures.
+/// - Returns: The process, the pipe whose closing stops it, and its URL.
+func startServerProcess(_ scenario: String) throws -> (Process, Pipe, URL) {
+    let serve = Process()
+    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    serve.arguments = [scenario]
+    let serverOutput = Pipe()
+    let serverInput = Pipe()
+    serve.standardOutput = serverOutput
+    serve.standardInput = serverInput
+    try serve.run()
+    var line = Data()
+    while !line.contains(0x0A) {
+        let chunk = serverOutput.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        line.append(chunk)
+    }
+    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
+    guard let printed, let serverURL = URL(string: String(printed)) else { fail("no URL from the server process") }
+    return (serve, serverInput, serverURL)
+}
+
 let server = try MockServer()
 let scenario = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : ""
 memory("baseline")
@@ -212,22 +235,7 @@ case "serve":
 case "sequential", "sequential-raw":
     let count = argument(2, default: 100_000)
     let timeout = argument(3, default: 60.0)
-    let serve = Process()
-    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    serve.arguments = ["serve"]
-    let serverOutput = Pipe()
-    let serverInput = Pipe()
-    serve.standardOutput = serverOutput
-    serve.standardInput = serverInput
-    try serve.run()
-    var line = Data()
-    while !line.contains(0x0A) {
-        let chunk = serverOutput.fileHandleForReading.availableData
-        guard !chunk.isEmpty else { break }
-        line.append(chunk)
-    }
-    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
-    guard let printed, let serverURL = URL(string: String(printed)) else { fail("no URL from the server process") }
+    let (serve, serverInput, serverURL) = try startServerProcess("serve")
     let api = client(serverURL, timeout: timeout)
     // sequential-raw: the same requests on a plain ephemeral URLSession, for what FoundationNetworking itself keeps.
     let raw = URLSession(configuration: .ephemeral)
@@ -359,22 +367,7 @@ case "discard":
 
 case "upload-file":
     let mebibytes = argument(2, default: 1024)
-    let serve = Process()
-    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    serve.arguments = ["discard"]
-    let serverOutput = Pipe()
-    let serverInput = Pipe()
-    serve.standardOutput = serverOutput
-    serve.standardInput = serverInput
-    try serve.run()
-    var line = Data()
-    while !line.contains(0x0A) {
-        let chunk = serverOutput.fileHandleForReading.availableData
-        guard !chunk.isEmpty else { break }
-        line.append(chunk)
-    }
-    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
-    guard let printed, let serverURL = URL(string: String(printed)) else { fail("no URL from the server process") }
+    let (serve, serverInput, serverURL) = try startServerProcess("discard")
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("probe-upload-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }
     guard FileManager.default.createFile(atPath: file.path, contents: nil),
