@@ -146,6 +146,37 @@ struct ResponseStreamTests {
         #expect(received < 4 * 1024 * 1024)
     }
 
+    @Test("The retry policy retries a stream that failed before the reader saw a byte, never one it had started")
+    func retriesOnlyUnreadStreams() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let body = patternedBytes(2 * 1024 * 1024)
+        server.enqueue(MockResponse(body: body, faults: [.dropBeforeBody]))
+        server.enqueue(MockResponse(body: body))
+        server.enqueue(MockResponse(body: body, faults: [.dropAfterBodyBytes(1024 * 1024)]))
+        server.enqueue(MockResponse(body: body))
+        var configuration = SimpleNetworking.Configuration()
+        configuration.retryPolicy = .default
+        let api = SimpleNetworking(baseURL: server.baseURL, configuration: configuration)
+        defer { api.close() }
+
+        var first = Data()
+        for try await chunk in api.get("/retried").chunks() { first.append(chunk) }
+        #expect(first == body)
+        #expect(server.requestCount == 2)
+
+        var second = Data()
+        do {
+            for try await chunk in api.get("/cut").chunks() { second.append(chunk) }
+            Issue.record("a body cut after the reader had part of it must throw")
+        } catch {
+            #expect(error.transportFailure?.category == .connectionLost)
+        }
+        #expect(!second.isEmpty)
+        #expect(second == body.prefix(second.count))
+        #expect(server.requestCount == 3)
+    }
+
     @Test("A transport that does not stream (MockTransport) still serves streams and downloads, through the default")
     func defaultTransferOnMockTransport() async throws {
         let (api, transport) = makeMockClient()

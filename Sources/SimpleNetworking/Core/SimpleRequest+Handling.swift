@@ -126,10 +126,10 @@ extension SimpleRequest {
         }
     }
 
-    /// Whether some of a response stream's body has reached its reader: a retry would start the body again.
+    /// Whether some of a response stream's body has been accepted for its reader: a retry would send it again.
     private var hasStreamedBody: Bool {
         guard case .stream(let stream) = state.withLock({ $0.receiving }) else { return false }
-        return stream.hasDelivered
+        return stream.hasStarted
     }
 
     /// Asks the retry policy, the deadline and the retry budget, in that order; the budget token is taken last, so

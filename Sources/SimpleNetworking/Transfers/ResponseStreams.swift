@@ -9,8 +9,9 @@ extension SimpleRequest {
     /// The request runs when the iteration starts, on the client it is bound to, through the handlers, redirects and
     /// re-authentication as usual; the body of a non-2xx response goes to the error handlers, and the sequence
     /// throws their error. The size limit is off unless ``maximumResponseBodySize(_:)`` sets one. Stopping the
-    /// iteration early (leaving the loop, cancelling its task) cancels the request. Once some of the body has been
-    /// read, the retry policy no longer retries: a retry would start the body again.
+    /// iteration early (leaving the loop, cancelling its task) cancels the request. Once some of the body has
+    /// arrived, the retry policy no longer retries: a retry would send its start again (so would a ``retry()`` from a
+    /// handler).
     ///
     /// URLSession on Linux cannot pause a transfer, so a reader that falls more than `bufferSize` bytes behind the
     /// network stops the transfer with ``SimpleNetworkingError/streamBufferFull(limit:)``.
@@ -246,7 +247,8 @@ final class ResponseStream: ResponseDestination {
         var buffered = 0
         var end: Result<Void, SimpleNetworkingError>?
         var reader: CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?
-        var delivered = false
+        /// Some of the body has been accepted for the reader, handed over or buffered.
+        var started = false
     }
 
     private let capacity: Int
@@ -256,8 +258,8 @@ final class ResponseStream: ResponseDestination {
         self.capacity = capacity
     }
 
-    /// Whether some of the body has been handed to the reader: a retry would start it again.
-    var hasDelivered: Bool { state.withLock { $0.delivered } }
+    /// Whether some of the body has been accepted for the reader: a retry would send its start again.
+    var hasStarted: Bool { state.withLock { $0.started } }
 
     func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {}
 
@@ -266,9 +268,9 @@ final class ResponseStream: ResponseDestination {
         let outcome = state.withLock {
             state -> Result<CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?, SimpleNetworkingError> in
             guard state.end == nil else { return .success(nil) }
+            state.started = true
             if let reader = state.reader {
                 state.reader = nil
-                state.delivered = true
                 return .success(reader)
             }
             guard bytes.count <= capacity - state.buffered else { return .failure(.streamBufferFull(limit: capacity)) }
@@ -298,7 +300,6 @@ final class ResponseStream: ResponseDestination {
                 if !state.chunks.isEmpty {
                     let chunk = state.chunks.removeFirst()
                     state.buffered -= chunk.count
-                    state.delivered = true
                     return .success(chunk)
                 }
                 if let end = state.end { return end.map { nil } }

@@ -6,7 +6,8 @@ import Foundation
 /// The client makes one for each hop of a download, a response stream, an upload from a file, or a request with a
 /// progress handler, and passes it to ``HTTPTransport/send(_:options:transfer:)``. A transport calls
 /// ``receive(head:)`` once when the status and headers arrive, then ``receive(_:)`` for each piece of the body, in
-/// order, never concurrently; an error either throws stops the transfer, and the transport fails with that error.
+/// order, never concurrently. An error either of them throws must stop the transfer, and the transport then fails
+/// with that error.
 public final class HTTPTransfer: Sendable {
     private let head: @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
     private let body: @Sendable (Data) throws(SimpleNetworkingError) -> Void
