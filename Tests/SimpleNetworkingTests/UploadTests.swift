@@ -110,19 +110,13 @@ struct UploadTests {
 struct MultipartTests {
     @Test("Fields and files arrive as parts the MockServer reads back: names, filenames, types, bytes")
     func partsReadBack() async throws {
-        let server = try MockServer()
-        defer { server.shutdown() }
-        server.route { _ in .status(200) }
-        let api = makeLoopbackClient(server)
-        defer { api.close() }
         var form = MultipartFormData()
         form.append("Ada Lovelace", name: "name")
         form.append(Data([0, 1, 2, 0xFF]), name: "blob", filename: "blob.bin")
         form.append(Data("{}".utf8), name: "meta", contentType: .json)
 
-        _ = try await api.post("/profile").body(multipart: form).response()
+        let recorded = try await Self.send(form)
 
-        let recorded = try #require(server.requests.first)
         #expect(recorded.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
         let parts = try #require(recorded.multipartParts)
         #expect(parts.map(\.name) == ["name", "blob", "meta"])
@@ -140,18 +134,11 @@ struct MultipartTests {
             ("résumé 履歴書.pdf", "résumé 履歴書.pdf"),
         ])
     func escaping(raw: String, sent: String) async throws {
-        let server = try MockServer()
-        defer { server.shutdown() }
-        server.route { _ in .status(200) }
-        let api = makeLoopbackClient(server)
-        defer { api.close() }
         var form = MultipartFormData()
         form.append("v", name: raw)
         form.append(Data("f".utf8), name: "file", filename: raw)
 
-        _ = try await api.post("/escape").body(multipart: form).response()
-
-        let parts = try #require(server.requests.first?.multipartParts)
+        let parts = try #require(try await Self.send(form).multipartParts)
         #expect(parts.count == 2)
         #expect(parts.first?.name == sent)
         #expect(parts.last?.filename == sent)
@@ -160,17 +147,10 @@ struct MultipartTests {
 
     @Test("A boundary that a part holds is never used: a part made of likely boundaries still reads back")
     func boundaryNotInParts() async throws {
-        let server = try MockServer()
-        defer { server.shutdown() }
-        server.route { _ in .status(200) }
-        let api = makeLoopbackClient(server)
-        defer { api.close() }
         var form = MultipartFormData()
         form.append("--SimpleNetworking-\r\n--\r\n\r\n--", name: "tricky")
 
-        _ = try await api.post("/tricky").body(multipart: form).response()
-
-        let recorded = try #require(server.requests.first)
+        let recorded = try await Self.send(form)
         let boundary = try #require(recorded.header("Content-Type")?.components(separatedBy: "boundary=").last)
         #expect(!"--SimpleNetworking-\r\n--\r\n\r\n--".contains(boundary))
         #expect(recorded.multipartParts?.first?.text == "--SimpleNetworking-\r\n--\r\n\r\n--")
@@ -209,11 +189,6 @@ struct MultipartTests {
         .enabled(if: MultipartTests.python3 != nil, "python3 is not installed"))
     func pythonReadsParts() async throws {
         let python = try #require(Self.python3)
-        let server = try MockServer()
-        defer { server.shutdown() }
-        server.route { _ in .status(200) }
-        let api = makeLoopbackClient(server)
-        defer { api.close() }
         let directory = try ScratchDirectory()
         let file = directory.file("data.bin")
         let bytes = patternedBytes(2 * 1024 * 1024, seed: 2)
@@ -223,9 +198,7 @@ struct MultipartTests {
         form.append(Data("x\r\ny".utf8), name: "notes", filename: "na\"me.txt", contentType: .plainText)
         form.append(fileAt: file, name: "data")
 
-        _ = try await api.post("/python").body(multipart: form).response()
-
-        let recorded = try #require(server.requests.first)
+        let recorded = try await Self.send(form)
         let message = directory.file("message")
         let head = Data("Content-Type: \(recorded.header("Content-Type") ?? "")\r\n\r\n".utf8)
         try (head + recorded.body).write(to: message)
@@ -250,6 +223,17 @@ struct MultipartTests {
         #expect(try Data(contentsOf: directory.file("part-0")) == Data("Ada".utf8))
         #expect(try Data(contentsOf: directory.file("part-1")) == Data("x\r\ny".utf8))
         #expect(try Data(contentsOf: directory.file("part-2")) == bytes)
+    }
+
+    /// Sends `form` in a POST to a server of its own and returns the request the server recorded.
+    static func send(_ form: MultipartFormData) async throws -> RecordedRequest {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(200) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        _ = try await api.post("/form").body(multipart: form).response()
+        return try #require(server.requests.first)
     }
 
     static let python3: URL? = {
