@@ -186,6 +186,8 @@ extension SimpleNetworkingError: CustomReflectable {
         case .tooManyRedirects: "tooManyRedirects"
         case .authenticationFailed: "authenticationFailed"
         case .deadlineExceeded: "deadlineExceeded"
+        case .fileFailed: "fileFailed"
+        case .streamBufferFull: "streamBufferFull"
         }
     }
 }
