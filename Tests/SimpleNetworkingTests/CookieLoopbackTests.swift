@@ -1,0 +1,198 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The jar on the wire, over real loopback sockets. `127.0.0.1` and `localhost` are two hosts (two origins) on the
+/// same server; cookies, unlike origins, do not tell ports apart (RFC 6265).
+@Suite("Cookies over loopback")
+struct CookieLoopbackTests {
+    static let sessionCookie = (name: "Set-Cookie", value: "session=abc-secret; Path=/; HttpOnly")
+
+    @Test("A login cookie is sent back on the next request, and the caller's own Cookie header joins it")
+    func loginCookieSentBack() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { $0.path == "/login" ? .text("welcome", headers: [Self.sessionCookie]) : .text("me") }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        _ = try await api.post("/login").response()
+        _ = try await api.get("/me").response()
+        _ = try await api.get("/me").header("Cookie", "own=1").response()
+
+        #expect(server.requests.map { $0.header("Cookie") } == [nil, "session=abc-secret", "own=1; session=abc-secret"])
+        #expect(api.cookieJar?.cookies.first?.isHTTPOnly == true)
+    }
+
+    @Test(
+        "A Set-Cookie that has expired deletes the cookie",
+        arguments: ["session=; Max-Age=0", "session=gone; Expires=Thu, 01 Jan 1970 00:00:00 GMT"])
+    func expiredSetCookieDeletes(deletion: String) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.path {
+            case "/login": .text("in", headers: [Self.sessionCookie])
+            case "/logout": .text("out", headers: [("Set-Cookie", deletion + "; Path=/")])
+            default: .text("me")
+            }
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        _ = try await api.post("/login").response()
+        _ = try await api.get("/me").response()
+        _ = try await api.post("/logout").response()
+        _ = try await api.get("/me").response()
+
+        #expect(server.requests.map { $0.header("Cookie") } == [nil, "session=abc-secret", "session=abc-secret", nil])
+        #expect(api.cookieJar?.cookies.isEmpty == true)
+    }
+
+    /// The jar scopes by host and ignores ports; the caller's own `Cookie` header keeps the origin rule and is
+    /// dropped once the chain leaves the origin, a port change included.
+    @Test(
+        "A redirect to another host does not carry the jar's cookie; another port does, but not the caller's header",
+        arguments: [(true, false), (false, true)])
+    func redirectScoping(toOtherHost: Bool, carriesJarCookie: Bool) async throws {
+        let server = try MockServer()
+        let other = try MockServer()
+        defer { server.shutdown(); other.shutdown() }
+        let target = toOtherHost ? server.url("/landing", host: "localhost") : other.url("/landing")
+        server.route { request in
+            switch request.path {
+            case "/login": .text("in", headers: [Self.sessionCookie])
+            case "/go": .redirect(to: target.absoluteString)
+            default: .text("landed")
+            }
+        }
+        other.route { _ in .text("landed") }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        _ = try await api.post("/login").response()
+        _ = try await api.get("/go").header("Cookie", "own=1").response()
+
+        let landing = try #require((server.requests + other.requests).first { $0.path == "/landing" })
+        #expect(landing.header("Cookie") == (carriesJarCookie ? "session=abc-secret" : nil))
+        let go = try #require(server.requests.first { $0.path == "/go" })
+        #expect(go.header("Cookie") == "own=1; session=abc-secret")
+    }
+
+    @Test("A cookie set by a redirect goes with the next hop, on either host")
+    func redirectSetsCookie() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let elsewhere = server.url("/elsewhere", host: "localhost").absoluteString
+        server.route { request in
+            switch request.path {
+            case "/start":
+                MockResponse(status: 302, headers: [("Location", "/next"), ("Set-Cookie", "step=1")])
+            case "/next":
+                MockResponse(status: 302, headers: [("Location", elsewhere), ("Set-Cookie", "step=2")])
+            case "/elsewhere":
+                MockResponse(status: 302, headers: [("Location", "/final"), ("Set-Cookie", "there=1")])
+            default: .text("done")
+            }
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let response = try await api.get("/start").response()
+
+        #expect(response.string == "done")
+        #expect(server.requests.map(\.path) == ["/start", "/next", "/elsewhere", "/final"])
+        #expect(server.requests.map { $0.header("Cookie") } == [nil, "step=1", nil, "there=1"])
+        _ = try await api.get("/again").response()
+        #expect(server.requests.last?.header("Cookie") == "step=2")
+    }
+
+    /// Loopback is not treated as secure: a `Secure` cookie needs https, which the README states.
+    @Test("A Secure cookie over plain http is not stored")
+    func secureOverHTTP() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .text("ok", headers: [("Set-Cookie", "secure=1; Secure"), ("Set-Cookie", "__Host-x=1; Secure; Path=/"), ("Set-Cookie", "plain=1")])
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        _ = try await api.get("/a").response()
+        _ = try await api.get("/b").response()
+
+        #expect(api.cookieJar?.cookies.map(\.name) == ["plain"])
+        #expect(server.requests.last?.header("Cookie") == "plain=1")
+    }
+
+    @Test("10,000 Set-Cookie fields from a hostile server leave the jar within its limits")
+    func hostileServer() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let fields = (0..<10_000).map { (name: "Set-Cookie", value: "c\($0)=1") }
+        server.route { $0.path == "/flood" ? MockResponse(status: 200, headers: fields) : .text("ok") }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let jar = try #require(api.cookieJar)
+
+        let flood = try await api.get("/flood").response()
+        _ = try await api.get("/next").response()
+
+        #expect(flood.headers.values(for: "Set-Cookie").count == 10_000)
+        #expect(jar.cookies.count == jar.maximumCookiesPerDomain)
+        #expect(jar.cookies.count <= jar.maximumCookies)
+        let sent = try #require(server.requests.last?.header("Cookie"))
+        #expect(sent.components(separatedBy: "; ").count == jar.maximumCookiesPerDomain)
+        #expect(sent.hasSuffix("c9999=1"))
+    }
+
+    @Test("Events and cURL descriptions never show a jar cookie's value")
+    func redaction() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { $0.path == "/login" ? .text("in", headers: [Self.sessionCookie]) : .text("me") }
+        let events = EventLog()
+        let api = makeLoopbackClient(server) { configuration in
+            configuration.eventHandler = { event in events.append(String(describing: event)) }
+        }
+        defer { api.close() }
+
+        _ = try await api.post("/login").response()
+        let request = api.get("/me")
+        _ = try await request.response()
+        let curl = try api.get("/me").cURLDescription(on: api)
+
+        #expect(server.requests.last?.header("Cookie") == "session=abc-secret")
+        #expect(!events.all.isEmpty)
+        #expect(!events.all.contains { $0.contains("abc-secret") })
+        #expect(!curl.contains("abc-secret"))
+        let listed = String(describing: api.cookieJar?.cookies ?? [])
+        #expect(listed.contains("session=<redacted>") && !listed.contains("abc-secret"))
+    }
+
+    @Test("Cookies can be turned off, or one jar shared by two clients")
+    func disabledAndShared() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { $0.path == "/login" ? .text("in", headers: [Self.sessionCookie]) : .text("me") }
+        let off = makeLoopbackClient(server) { $0.cookies = .disabled }
+        let jar = CookieJar()
+        let first = makeLoopbackClient(server) { $0.cookies = .shared(jar) }
+        let second = makeLoopbackClient(server) { $0.cookies = .shared(jar) }
+        defer { off.close(); first.close(); second.close() }
+
+        _ = try await off.post("/login").response()
+        _ = try await off.get("/me").response()
+        _ = try await first.post("/login").response()
+        _ = try await second.get("/me").response()
+
+        #expect(off.cookieJar == nil)
+        #expect(first.cookieJar === jar && second.cookieJar === jar)
+        #expect(server.requests.map { $0.header("Cookie") } == [nil, nil, nil, "session=abc-secret"])
+    }
+}
