@@ -3,7 +3,7 @@ import Foundation
 /// One cookie in a ``CookieJar``, as RFC 6265 stores it.
 ///
 /// The jar makes these from `Set-Cookie` fields; build one yourself to seed a jar with ``CookieJar/add(_:)``.
-public struct Cookie: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct Cookie: Sendable, Hashable, CustomStringConvertible {
     /// The name.
     public var name: String
     /// The value, exactly as the server sent it (double quotes included, when it had them).
@@ -116,7 +116,7 @@ public struct Cookie: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// The `SameSite` attribute of a cookie: a set of named values, compared without regard to case when parsed.
-public struct SameSite: Sendable, Hashable, Codable, RawRepresentable {
+public struct SameSite: Sendable, Hashable, RawRepresentable {
     /// The attribute's value as written in the canonical case: `Strict`, `Lax` or `None`.
     public var rawValue: String
 

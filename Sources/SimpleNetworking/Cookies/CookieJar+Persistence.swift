@@ -5,7 +5,41 @@ extension CookieJar {
     struct SavedJar: Codable {
         static let currentVersion = 1
         var version: Int
-        var cookies: [Cookie]
+        var cookies: [SavedCookie]
+    }
+
+    /// One cookie in the file, every field of ``Cookie``.
+    struct SavedCookie: Codable {
+        var name: String
+        var value: String
+        var domain: String
+        var path: String
+        var expires: Date?
+        var isSecure: Bool
+        var isHTTPOnly: Bool
+        var sameSite: String?
+        var isHostOnly: Bool
+        var creation: Date
+
+        init(_ cookie: Cookie) {
+            name = cookie.name
+            value = cookie.value
+            domain = cookie.domain
+            path = cookie.path
+            expires = cookie.expires
+            isSecure = cookie.isSecure
+            isHTTPOnly = cookie.isHTTPOnly
+            sameSite = cookie.sameSite?.rawValue
+            isHostOnly = cookie.isHostOnly
+            creation = cookie.creation
+        }
+
+        var cookie: Cookie {
+            Cookie(
+                name: name, value: value, domain: domain, path: path, expires: expires, isSecure: isSecure,
+                isHTTPOnly: isHTTPOnly, sameSite: sameSite.flatMap { SameSite.parse($0[...]) }, isHostOnly: isHostOnly,
+                creation: creation)
+        }
     }
 
     /// Saves the persistent cookies to `file`, replacing it atomically, readable and writable by the owner only
@@ -16,7 +50,7 @@ extension CookieJar {
     /// - Parameter file: A file URL in a directory that exists.
     /// - Throws: ``CookieJarError/unwritableFile(path:reason:)`` when the file cannot be written.
     public func save(to file: URL) throws(CookieJarError) {
-        let saved = SavedJar(version: SavedJar.currentVersion, cookies: cookies.filter { !$0.isSession })
+        let saved = SavedJar(version: SavedJar.currentVersion, cookies: cookies.filter { !$0.isSession }.map(SavedCookie.init))
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.sortedKeys]
@@ -52,12 +86,13 @@ extension CookieJar {
         guard saved.version == SavedJar.currentVersion else {
             throw .corruptFile(path: file.path, reason: "unknown format version \(saved.version)")
         }
-        for (index, cookie) in saved.cookies.enumerated() {
+        let cookies = saved.cookies.map(\.cookie)
+        for (index, cookie) in cookies.enumerated() {
             if let reason = cookie.invalidReason {
                 throw .corruptFile(path: file.path, reason: "cookie \(index + 1): \(reason)")
             }
         }
-        for cookie in saved.cookies.sorted(by: { $0.creation < $1.creation }) { add(cookie) }
+        for cookie in cookies.sorted(by: { $0.creation < $1.creation }) { add(cookie) }
     }
 
     /// A description of a decoding failure that names the place in the file, never a value in it.
