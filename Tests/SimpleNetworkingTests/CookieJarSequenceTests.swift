@@ -13,10 +13,12 @@ struct CookieJarSequenceTests {
         let (jar, time) = makeTableJar()
         let steps = [
             JarStep(
-                "Set initial cookies", "https://www.host.test", ["a=1", "b=2; secure", "c=3; httponly", "d=4; secure; httponly"],
+                "Set initial cookies", "https://www.host.test",
+                ["a=1", "b=2; secure", "c=3; httponly", "d=4; secure; httponly"],
                 "a=1 b=2 c=3 d=4", [("http://www.host.test", "a=1 c=3"), ("https://www.host.test", "a=1 b=2 c=3 d=4")]),
             JarStep(
-                "Update values", "https://www.host.test", ["a=w", "b=x; secure", "c=y; httponly", "d=z; secure; httponly"],
+                "Update values", "https://www.host.test",
+                ["a=w", "b=x; secure", "c=y; httponly", "d=z; secure; httponly"],
                 "a=w b=x c=y d=z", [("http://www.host.test", "a=w c=y"), ("https://www.host.test", "a=w b=x c=y d=z")]),
             JarStep(
                 "http cannot replace Secure cookies", "http://www.host.test/", ["b=xx", "d=zz; httponly"],
@@ -26,8 +28,10 @@ struct CookieJarSequenceTests {
                 "a=w b=xx c=y d=zz", [("http://www.host.test", "a=w b=xx c=y d=zz")]),
             JarStep(
                 "Delete all", "http://www.host.test/",
-                ["a=1; max-Age=-1", "b=2; " + expiresIn(-10), "c=2; max-age=-1; " + expiresIn(-10),
-                 "d=4; max-age=-1; " + expiresIn(10)],
+                [
+                    "a=1; max-Age=-1", "b=2; " + expiresIn(-10), "c=2; max-age=-1; " + expiresIn(-10),
+                    "d=4; max-age=-1; " + expiresIn(10),
+                ],
                 "", [("http://www.host.test", "")]),
             JarStep(
                 "Refill", "http://www.host.test",
@@ -53,7 +57,8 @@ struct CookieJarSequenceTests {
                 [("http://www.host.test/foo", "A=2 A=1"), ("http://www.google.com/foo", "A=9 A=8")]),
             JarStep(
                 "No cross-domain delete", "http://www.host.test",
-                ["A=; domain=google.com; max-age=-1", "A=; path=/foo; domain=google.com; max-age=-1"], "A=1 A=2 A=8 A=9",
+                ["A=; domain=google.com; max-age=-1", "A=; path=/foo; domain=google.com; max-age=-1"],
+                "A=1 A=2 A=8 A=9",
                 [("http://www.host.test/foo", "A=2 A=1"), ("http://www.google.com/foo", "A=9 A=8")]),
             JarStep(
                 "Delete A8 and A9", "http://www.google.com",
@@ -68,7 +73,10 @@ struct CookieJarSequenceTests {
         let (jar, time) = makeTableJar()
         let step = JarStep(
             "Expiration", "http://www.host.test",
-            ["a=1", "b=2; max-age=3", "c=3; " + expiresIn(3), "d=4; max-age=5", "e=5; " + expiresIn(5), "f=6; max-age=100"],
+            [
+                "a=1", "b=2; max-age=3", "c=3; " + expiresIn(3), "d=4; max-age=5", "e=5; " + expiresIn(5),
+                "f=6; max-age=100",
+            ],
             "a=1 b=2 c=3 d=4 e=5 f=6",
             [
                 ("http://www.host.test", "a=1 b=2 c=3 d=4 e=5 f=6"), ("http://www.host.test", "a=1 d=4 e=5 f=6"),
@@ -108,7 +116,9 @@ struct CookieJarSequenceTests {
         let (jar, time) = makeTableJar()
         let steps = [
             JarStep("Session cookie a", "http://www.google.com", ["a=1"], "a=1", [("http://www.google.com", "a=1")]),
-            JarStep("Delete a by Max-Age", "http://www.google.com", ["a=1; max-age=-1"], "", [("http://www.google.com", "")]),
+            JarStep(
+                "Delete a by Max-Age", "http://www.google.com", ["a=1; max-age=-1"], "", [("http://www.google.com", "")]
+            ),
             JarStep("Session cookie b", "http://www.google.com", ["b=2"], "b=2", [("http://www.google.com", "b=2")]),
             JarStep(
                 "Delete b by Expires", "http://www.google.com", ["b=2; " + expiresIn(-10)], "",
@@ -116,7 +126,9 @@ struct CookieJarSequenceTests {
             JarStep(
                 "Persistent cookie c", "http://www.google.com", ["c=3; max-age=3600"], "c=3",
                 [("http://www.google.com", "c=3")]),
-            JarStep("Delete c by Max-Age", "http://www.google.com", ["c=3; max-age=-1"], "", [("http://www.google.com", "")]),
+            JarStep(
+                "Delete c by Max-Age", "http://www.google.com", ["c=3; max-age=-1"], "", [("http://www.google.com", "")]
+            ),
             JarStep(
                 "Persistent cookie d", "http://www.google.com", ["d=4; max-age=3600"], "d=4",
                 [("http://www.google.com", "d=4")]),

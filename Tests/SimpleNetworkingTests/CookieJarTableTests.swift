@@ -159,13 +159,17 @@ struct CookieJarTableTests {
         JarStep(
             "No domain cookie on a public suffix", "http://www.bbc.co.uk", ["a=1", "b=2; domain=co.uk"], "a=1",
             [("http://www.bbc.co.uk", "a=1")]),
-        JarStep("Host cookie on an IP address", "http://192.168.0.10", ["a=1"], "a=1", [("http://192.168.0.10", "a=1")]),
+        JarStep(
+            "Host cookie on an IP address", "http://192.168.0.10", ["a=1"], "a=1", [("http://192.168.0.10", "a=1")]),
         JarStep(
             "The port is ignored (set without one)", "http://www.host.test/", ["a=1"], "a=1",
             [("http://www.host.test", "a=1"), ("http://www.host.test:8080/", "a=1")]),
         JarStep(
             "The port is ignored (set with one)", "http://www.host.test:8080/", ["a=1"], "a=1",
-            [("http://www.host.test", "a=1"), ("http://www.host.test:8080/", "a=1"), ("http://www.host.test:1234/", "a=1")]),
+            [
+                ("http://www.host.test", "a=1"), ("http://www.host.test:8080/", "a=1"),
+                ("http://www.host.test:1234/", "a=1"),
+            ]),
     ]
 
     static let chromiumBasicSteps: [JarStep] = [
@@ -211,7 +215,8 @@ struct CookieJarTableTests {
             "Domains without regard to case", "http://www.google.com",
             ["a=1; domain=.GOOGLE.COM", "b=2; domain=.www.gOOgLE.coM"], "a=1 b=2",
             [("http://www.google.com", "a=1 b=2")]),
-        JarStep("An IP address with a path", "http://1.2.3.4/foo", ["a=1; path=/"], "a=1", [("http://1.2.3.4/foo", "a=1")]),
+        JarStep(
+            "An IP address with a path", "http://1.2.3.4/foo", ["a=1; path=/"], "a=1", [("http://1.2.3.4/foo", "a=1")]),
         JarStep(
             "No domain cookies on an IP address", "http://1.2.3.4/foo", ["a=1; domain=.1.2.3.4", "b=2; domain=.3.4"],
             "", [("http://1.2.3.4/foo", "")]),

@@ -11,7 +11,9 @@ struct CookieJarTests {
     func listAddRemoveClear() throws {
         let time = ManualTime(jarTableStart)
         let jar = CookieJar(now: time.now)
-        jar.receive(setCookie: ["a=1", "b=2; Domain=example.com; Path=/; Max-Age=60; HttpOnly; SameSite=Strict"], from: Self.site)
+        jar.receive(
+            setCookie: ["a=1", "b=2; Domain=example.com; Path=/; Max-Age=60; HttpOnly; SameSite=Strict"],
+            from: Self.site)
         let added = jar.add(Cookie(name: "c", value: "3", domain: ".Example.com", isHostOnly: false))
         #expect(added)
         #expect(!jar.add(Cookie(name: "", value: "x", domain: "example.com")))
@@ -88,7 +90,8 @@ struct CookieJarTests {
     func perDomainLimit() throws {
         let jar = CookieJar(maximumCookiesPerDomain: 50)
         for index in 0..<60 {
-            jar.receive(setCookie: ["c\(index)=1"], from: try #require(URL(string: "https://s\(index % 3).example.com/")))
+            jar.receive(
+                setCookie: ["c\(index)=1"], from: try #require(URL(string: "https://s\(index % 3).example.com/")))
         }
         jar.receive(setCookie: ["kept=1"], from: try #require(URL(string: "https://other.test/")))
         #expect(jar.cookies.filter { $0.domain.hasSuffix("example.com") }.count == 50)

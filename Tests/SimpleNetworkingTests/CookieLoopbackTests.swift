@@ -25,7 +25,8 @@ struct CookieLoopbackTests {
         _ = try await api.get("/me").response()
         _ = try await api.get("/me").header("Cookie", "own=1").response()
 
-        #expect(server.requests.map { $0.header("Cookie") } == [nil, "session=abc-secret", "own=1; session=abc-secret"])
+        #expect(
+            server.requests.map { $0.header("Cookie") } == [nil, "session=abc-secret", "own=1; session=abc-secret"])
         #expect(api.cookieJar?.cookies.first?.isHTTPOnly == true)
     }
 
@@ -118,7 +119,12 @@ struct CookieLoopbackTests {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in
-            .text("ok", headers: [("Set-Cookie", "secure=1; Secure"), ("Set-Cookie", "__Host-x=1; Secure; Path=/"), ("Set-Cookie", "plain=1")])
+            .text(
+                "ok",
+                headers: [
+                    ("Set-Cookie", "secure=1; Secure"), ("Set-Cookie", "__Host-x=1; Secure; Path=/"),
+                    ("Set-Cookie", "plain=1"),
+                ])
         }
         let api = makeLoopbackClient(server)
         defer { api.close() }

@@ -89,7 +89,9 @@ struct CookiePersistenceTests {
     func missing() throws {
         try Self.withDirectory { directory in
             let file = directory.appendingPathComponent("absent/jar.json")
-            #expect(throws: CookieJarError.unreadableFile(path: file.path, reason: "no such file, or it cannot be opened")) {
+            #expect(
+                throws: CookieJarError.unreadableFile(path: file.path, reason: "no such file, or it cannot be opened")
+            ) {
                 try CookieJar().load(from: file)
             }
             #expect {

@@ -50,7 +50,8 @@ extension CookieJar {
     /// - Parameter file: A file URL in a directory that exists.
     /// - Throws: ``CookieJarError/unwritableFile(path:reason:)`` when the file cannot be written.
     public func save(to file: URL) throws(CookieJarError) {
-        let saved = SavedJar(version: SavedJar.currentVersion, cookies: cookies.filter { !$0.isSession }.map(SavedCookie.init))
+        let saved = SavedJar(
+            version: SavedJar.currentVersion, cookies: cookies.filter { !$0.isSession }.map(SavedCookie.init))
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.sortedKeys]
@@ -99,8 +100,10 @@ extension CookieJar {
     private static func reason(for error: any Error) -> String {
         guard let error = error as? DecodingError else { return "it is not JSON" }
         func place(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
-                separator: ".")
+            path.isEmpty
+                ? "the top level"
+                : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
+                    separator: ".")
         }
         switch error {
         case .keyNotFound(let key, let context): return "\(key.stringValue) is missing at \(place(context.codingPath))"

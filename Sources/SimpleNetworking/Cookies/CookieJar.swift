@@ -72,7 +72,8 @@ public final class CookieJar: Sendable {
             return state.buckets[bucket, default: [:]].values.filter { entry in
                 let cookie = entry.cookie
                 let domainMatches =
-                    cookie.isHostOnly ? host == cookie.domain : CookieRules.domainMatches(host: host, domain: cookie.domain)
+                    cookie.isHostOnly
+                    ? host == cookie.domain : CookieRules.domainMatches(host: host, domain: cookie.domain)
                 return domainMatches && CookieRules.pathMatches(requestPath: path, cookiePath: cookie.path)
                     && (isSecure || !cookie.isSecure)
             }
