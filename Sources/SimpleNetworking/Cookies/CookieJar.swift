@@ -191,20 +191,32 @@ extension CookieJar {
                 count += 1
             }
             buckets[bucket, default: [:]][key] = entry
-            if (buckets[bucket]?.count ?? 0) > limits.perDomain {
-                removeExpired(in: bucket, at: now)
-                while let cookies = buckets[bucket], cookies.count > limits.perDomain,
-                    let oldest = cookies.values.min(by: Entry.isOlder)
-                {
-                    _ = remove(oldest.cookie.key, in: bucket)
-                }
+            // The victim is found before removing, so no copy of a bucket is alive while it changes.
+            while (buckets[bucket]?.count ?? 0) > limits.perDomain,
+                let victim = buckets[bucket].flatMap({
+                    Self.victim(among: $0.values.lazy.map { (bucket, $0) }, at: now)
+                })
+            {
+                _ = remove(victim.entry.cookie.key, in: victim.bucket)
             }
-            if count > limits.total {
-                for name in Array(buckets.keys) { removeExpired(in: name, at: now) }
-                while count > limits.total, let oldest = entries.min(by: Entry.isOlder) {
-                    _ = remove(oldest.cookie.key, in: CookieRules.bucket(for: oldest.cookie.domain))
-                }
+            while count > limits.total,
+                let victim = Self.victim(
+                    among: buckets.lazy.flatMap { name, cookies in cookies.values.lazy.map { (name, $0) } }, at: now)
+            {
+                _ = remove(victim.entry.cookie.key, in: victim.bucket)
             }
+        }
+
+        /// The cookie to evict first, found in one pass: an expired one, else the oldest.
+        static func victim(among entries: some Sequence<(String, Entry)>, at now: Date) -> (
+            bucket: String, entry: Entry
+        )? {
+            var oldest: (bucket: String, entry: Entry)?
+            for (bucket, entry) in entries {
+                if entry.cookie.isExpired(at: now) { return (bucket, entry) }
+                if oldest.map({ Entry.isOlder(entry, $0.entry) }) ?? true { oldest = (bucket, entry) }
+            }
+            return oldest
         }
 
         mutating func remove(_ key: Cookie.Key, in bucket: String) -> Bool {
