@@ -108,13 +108,21 @@ public final class CookieJar: Sendable {
             SetCookieParser.parse(field).flatMap { context.cookie(from: $0) }
         }
         guard !cookies.isEmpty else { return }
+        let limits = limits
         state.withLock { state in
+            // From plain http, no cookie may replace or shadow a Secure one; none is added meanwhile.
+            let secureCookies = context.isSecure ? [] : state.secureCookies(in: Set(cookies.map(\.bucket)))
             for (cookie, bucket) in cookies {
-                if !context.isSecure, !cookie.isSecure, state.hasSecureCookie(shadowing: cookie, in: bucket) {
-                    continue
+                if !cookie.isSecure, secureCookies.contains(where: { cookie.wouldShadow(secure: $0) }) { continue }
+                state.store(cookie, in: bucket, at: context.now)
+                // Evicting in batches keeps a flood of fields cheap; the limits hold again before the lock is left.
+                if state.buckets[bucket, default: [:]].count >= 2 * limits.perDomain
+                    || state.count >= limits.total + limits.perDomain
+                {
+                    state.enforce(limits, in: bucket, at: context.now)
                 }
-                state.store(cookie, in: bucket, at: context.now, limits: limits)
             }
+            for bucket in Set(cookies.map(\.bucket)) { state.enforce(limits, in: bucket, at: context.now) }
         }
     }
 
@@ -128,7 +136,11 @@ public final class CookieJar: Sendable {
         let now = now()
         guard cookie.invalidReason == nil, !cookie.isExpired(at: now) else { return false }
         let bucket = CookieRules.bucket(for: cookie.domain)
-        state.withLock { $0.store(cookie, in: bucket, at: now, limits: limits) }
+        let limits = limits
+        state.withLock { state in
+            state.store(cookie, in: bucket, at: now)
+            state.enforce(limits, in: bucket, at: now)
+        }
         return true
     }
 
@@ -174,8 +186,9 @@ extension CookieJar {
 
         var entries: [Entry] { buckets.values.flatMap(\.values) }
 
-        /// Stores `cookie`, or deletes the cookie it names when it has expired, then applies the limits.
-        mutating func store(_ cookie: Cookie, in bucket: String, at now: Date, limits: Limits) {
+        /// Stores `cookie`, or deletes the cookie it names when it has expired. The limits are applied apart, by
+        /// ``enforce(_:in:at:)``.
+        mutating func store(_ cookie: Cookie, in bucket: String, at now: Date) {
             let key = cookie.key
             let old = buckets[bucket]?[key]
             if cookie.isExpired(at: now) {
@@ -191,32 +204,30 @@ extension CookieJar {
                 count += 1
             }
             buckets[bucket, default: [:]][key] = entry
-            // The victim is found before removing, so no copy of a bucket is alive while it changes.
-            while (buckets[bucket]?.count ?? 0) > limits.perDomain,
-                let victim = buckets[bucket].flatMap({
-                    Self.victim(among: $0.values.lazy.map { (bucket, $0) }, at: now)
-                })
-            {
-                _ = remove(victim.entry.cookie.key, in: victim.bucket)
-            }
-            while count > limits.total,
-                let victim = Self.victim(
-                    among: buckets.lazy.flatMap { name, cookies in cookies.values.lazy.map { (name, $0) } }, at: now)
-            {
-                _ = remove(victim.entry.cookie.key, in: victim.bucket)
-            }
         }
 
-        /// The cookie to evict first, found in one pass: an expired one, else the oldest.
-        static func victim(among entries: some Sequence<(String, Entry)>, at now: Date) -> (
-            bucket: String, entry: Entry
-        )? {
-            var oldest: (bucket: String, entry: Entry)?
-            for (bucket, entry) in entries {
-                if entry.cookie.isExpired(at: now) { return (bucket, entry) }
-                if oldest.map({ Entry.isOlder(entry, $0.entry) }) ?? true { oldest = (bucket, entry) }
+        /// Brings `bucket` within the per-domain limit and the jar within the total: expired cookies go first,
+        /// then the oldest.
+        mutating func enforce(_ limits: Limits, in bucket: String, at now: Date) {
+            if buckets[bucket, default: [:]].count > limits.perDomain {
+                removeExpired(in: bucket, at: now)
+                let overflow = buckets[bucket, default: [:]].count - limits.perDomain
+                if overflow > 0 {
+                    let victims = buckets[bucket, default: [:]].values.sorted(by: Entry.isOlder).prefix(overflow)
+                        .map(\.cookie.key)
+                    for key in victims { _ = remove(key, in: bucket) }
+                }
             }
-            return oldest
+            if count > limits.total {
+                for name in Array(buckets.keys) { removeExpired(in: name, at: now) }
+                let overflow = count - limits.total
+                if overflow > 0 {
+                    let victims = buckets.flatMap { name, cookies in cookies.values.map { (bucket: name, entry: $0) } }
+                        .sorted { Entry.isOlder($0.entry, $1.entry) }.prefix(overflow)
+                        .map { (bucket: $0.bucket, key: $0.entry.cookie.key) }
+                    for victim in victims { _ = remove(victim.key, in: victim.bucket) }
+                }
+            }
         }
 
         mutating func remove(_ key: Cookie.Key, in bucket: String) -> Bool {
@@ -233,16 +244,20 @@ extension CookieJar {
             }
         }
 
-        /// Whether a `Secure` cookie of the same name, whose domain matches the new one's either way and whose path
-        /// the new one's path-matches, would be replaced or shadowed by `cookie` from plain `http` (RFC 6265bis).
-        func hasSecureCookie(shadowing cookie: Cookie, in bucket: String) -> Bool {
-            buckets[bucket, default: [:]].values.contains { entry in
-                let existing = entry.cookie
-                return existing.isSecure && existing.name == cookie.name
-                    && (CookieRules.domainMatches(host: existing.domain, domain: cookie.domain)
-                        || CookieRules.domainMatches(host: cookie.domain, domain: existing.domain))
-                    && CookieRules.pathMatches(requestPath: cookie.path, cookiePath: existing.path)
-            }
+        /// The `Secure` cookies of `buckets`.
+        func secureCookies(in buckets: Set<String>) -> [Cookie] {
+            buckets.flatMap { self.buckets[$0, default: [:]].values.map(\.cookie).filter(\.isSecure) }
         }
+    }
+}
+
+extension Cookie {
+    /// Whether this cookie, from plain `http`, would replace or shadow `secure` (RFC 6265bis): the same name,
+    /// domains that domain-match either way, and a path that path-matches the secure cookie's.
+    func wouldShadow(secure: Cookie) -> Bool {
+        secure.name == name
+            && (CookieRules.domainMatches(host: secure.domain, domain: domain)
+                || CookieRules.domainMatches(host: domain, domain: secure.domain))
+            && CookieRules.pathMatches(requestPath: path, cookiePath: secure.path)
     }
 }
