@@ -204,6 +204,27 @@ struct CookieLoopbackTests {
         #expect(listed.contains("session=<redacted>") && !listed.contains("abc-secret"))
     }
 
+    @Test("A client's jar keeps time by the configured clock, so expiry needs no waiting")
+    func expiryByClientClock() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.path == "/login" ? .text("in", headers: [("Set-Cookie", "session=1; Max-Age=60")]) : .text("me")
+        }
+        let virtual = VirtualClock()
+        let api = makeLoopbackClient(server) { $0.clock = virtual.clock }
+        defer { api.close() }
+
+        _ = try await api.post("/login").response()
+        try await virtual.clock.sleep(59)
+        _ = try await api.get("/me").response()
+        try await virtual.clock.sleep(1)
+        _ = try await api.get("/me").response()
+
+        #expect(server.requests.map { $0.header("Cookie") } == [nil, "session=1", nil])
+        #expect(api.cookieJar?.cookies.isEmpty == true)
+    }
+
     @Test("Cookies can be turned off, or one jar shared by two clients")
     func disabledAndShared() async throws {
         let server = try MockServer()
