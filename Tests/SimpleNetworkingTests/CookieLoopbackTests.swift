@@ -159,13 +159,19 @@ struct CookieLoopbackTests {
         #expect(server.requests.last?.header("Cookie") == "plain=1")
     }
 
+    /// In memory (`MockTransport(serving:)`) rather than over sockets: libcurl parsing 10,000 header lines holds up
+    /// every URLSession of the process for seconds, which would disturb the suites running in parallel. The same
+    /// flood over a real socket runs in a process of its own below (`CookieFloodTests`).
     @Test("10,000 Set-Cookie fields from a hostile server leave the jar within its limits")
     func hostileServer() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
         let fields = (0..<10_000).map { (name: "Set-Cookie", value: "c\($0)=1") }
         server.route { $0.path == "/flood" ? MockResponse(status: 200, headers: fields) : .text("ok") }
-        let api = makeLoopbackClient(server)
+        var configuration = SimpleNetworking.Configuration()
+        configuration.retryPolicy = .never
+        let api = SimpleNetworking(
+            baseURL: server.baseURL, transport: MockTransport(serving: server), configuration: configuration)
         defer { api.close() }
         let jar = try #require(api.cookieJar)
 
@@ -246,3 +252,23 @@ struct CookieLoopbackTests {
         #expect(server.requests.map { $0.header("Cookie") } == [nil, nil, nil, "session=abc-secret"])
     }
 }
+
+#if os(Linux)
+    // transport-probe reads /proc: Linux only.
+    /// The hostile flood over a real socket, in a process of its own (see `BusyTransportTests` for why).
+    @Suite("A cookie flood over loopback (in a process of its own)")
+    struct CookieFloodTests {
+        @Test("10,000 Set-Cookie fields over a socket leave 180 cookies and the process within 64 MiB")
+        func flood() async throws {
+            let result = try await Probe.run(["cookie-flood", "10000"])
+
+            #expect(result["outcome"] == "status 200", "\(result)")
+            let limit = try #require(result["jar-limit-per-domain"].flatMap { Int($0) })
+            #expect(result["jar-cookies"] == String(limit), "\(result)")
+            #expect(result["cookies-sent"] == String(limit), "\(result)")
+            // Measured in the probe's own process, never in this one.
+            let peak = try #require(result["peak-rss-kb"].flatMap { Int($0) })
+            #expect(peak < 64 * 1024, "peak RSS \(peak) kB")
+        }
+    }
+#endif
