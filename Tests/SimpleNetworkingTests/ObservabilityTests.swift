@@ -155,9 +155,11 @@ struct ObservabilityTests {
             let query = server.requests.first?.query ?? ""
             #expect(query.contains("\(marker)-access-token"), "\(query)")
         }
+        var dumped = ""
+        dump(error, to: &dumped)
         let renderings = [
             ("String(describing:)", String(describing: error)), ("String(reflecting:)", String(reflecting: error)),
-            ("localizedDescription", error.localizedDescription),
+            ("localizedDescription", error.localizedDescription), ("dump", dumped),
         ]
         for (name, text) in renderings {
             #expect(!text.isEmpty)

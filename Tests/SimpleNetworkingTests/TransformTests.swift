@@ -24,6 +24,11 @@ private struct ThreadProbe: Decodable, Sendable {
     enum CodingKeys: String, CodingKey { case label }
 }
 
+private struct TransformUser: Decodable, Sendable {
+    var id: Int
+    var name: String
+}
+
 private struct Post: Decodable, Sendable, Equatable {
     var id: Int
     var title: String
@@ -108,6 +113,31 @@ struct TransformTests {
         }
 
         #expect(log.all == ["43", "done", "error", "done"])
+    }
+
+    @Test("value() returns the transformed value of the final response, and throws what the transform threw")
+    func asyncValue() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(.status(503))
+        server.enqueue(.json(#"{"id": 1, "name": "Ada"}"#))
+        server.enqueue(.json(#"{"id": "not a number"}"#))
+        let api = makeLoopbackClient(server) {
+            $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0))
+        }
+        defer { api.close() }
+        let seen = EventLog()
+        let user = try await api.get("/users/1").decoding(TransformUser.self)
+            .on(success: { seen.append("handler \($0.name)") })
+            .value()
+        #expect(user.name == "Ada")
+        #expect(seen.all == ["handler Ada"])
+        await #expect(throws: SimpleNetworkingError.self) {
+            try await api.get("/users/2").transform { response throws(SimpleNetworkingError) in
+                try response.decode(TransformUser.self)
+            }.value()
+        }
+        #expect(server.requestCount == 3)
     }
 
     @Test("A non-2xx response skips the transform and goes to the error handlers as before")

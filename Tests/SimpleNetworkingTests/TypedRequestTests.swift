@@ -53,6 +53,28 @@ struct HTTPStatusTests {
         #expect(seen.all == ["429 true"])
         #expect(server.requestCount == 2)
     }
+
+    @Test("A range of named statuses takes one handler for every code in it")
+    func namedStatusRange() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(.status(502))
+        server.enqueue(.status(504))
+        server.enqueue(.status(200))
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let seen = EventLog()
+        let request = api.get("/flaky")
+            .on(httpStatus: .internalServerError ... .gatewayTimeout) { request, response in
+                seen.append("\(response.statusCode)")
+                request.retry()
+                return false
+            }
+        #expect(request.httpStatusHandlers[.badGateway]?.count == 1)
+        #expect(request.httpStatusHandlers[HTTPStatus(505)] == nil)
+        #expect(try await request.response().status == .ok)
+        #expect(seen.all == ["502", "504"])
+    }
 }
 
 /// Endpoints used by the tests below.

@@ -148,3 +148,32 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         return " for \(host)\(url.path.isEmpty ? "/" : url.path)"
     }
 }
+
+extension SimpleNetworkingError: CustomReflectable {
+    /// The case's name with its ``description``, so that `dump(error)` and debuggers show no more than the
+    /// description does: a response carried by the error keeps its URL's query, its headers and its body, which may
+    /// hold credentials. The values themselves stay available through ``response``, ``attempts`` and pattern matching.
+    public var customMirror: Mirror {
+        Mirror(self, children: [(label: caseName, value: description)], displayStyle: .enum)
+    }
+
+    /// The name of the case, for ``customMirror``.
+    private var caseName: String {
+        switch self {
+        case .invalidURL: "invalidURL"
+        case .invalidRequest: "invalidRequest"
+        case .transportFailed: "transportFailed"
+        case .unacceptableStatus: "unacceptableStatus"
+        case .decodingFailed: "decodingFailed"
+        case .cancelled: "cancelled"
+        case .retryLimitExceeded: "retryLimitExceeded"
+        case .stoppedByHandler: "stoppedByHandler"
+        case .requestInProgress: "requestInProgress"
+        case .responseTooLarge: "responseTooLarge"
+        case .redirectRefused: "redirectRefused"
+        case .tooManyRedirects: "tooManyRedirects"
+        case .authenticationFailed: "authenticationFailed"
+        case .deadlineExceeded: "deadlineExceeded"
+        }
+    }
+}

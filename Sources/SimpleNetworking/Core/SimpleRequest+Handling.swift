@@ -120,7 +120,9 @@ extension SimpleRequest {
         else { return nil }
         response.attempts = context.record.history
         do throws(SimpleNetworkingError) {
-            return .success(try transform(response, client))
+            let value = try transform(response, client)
+            state.withLock { $0.transformedValue = value }
+            return .success(value)
         } catch {
             return .failure(error.withAttempts(context.record.history))
         }

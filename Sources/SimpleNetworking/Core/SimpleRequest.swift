@@ -209,6 +209,8 @@ extension SimpleRequest {
         /// The transform step of a ``TransformedRequest``, and the success handlers of its value.
         var transform: Transform?
         var valueHandlers: [ValueHandler] = []
+        /// The value the transform step gave the last 2xx response, for ``TransformedRequest/value()``.
+        var transformedValue: (any Sendable)?
         var completionHandlers: [CompletionHandler] = []
         var client: SimpleNetworking?
         /// What the current or last execution has done, as its loop last published it.

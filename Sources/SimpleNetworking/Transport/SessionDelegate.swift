@@ -12,10 +12,10 @@ import Foundation
 /// on Linux `URLSessionTask.cancel()` waits for the session's work queue, which libcurl can keep busy for seconds (see
 /// "URLSession on Linux" in the documentation). Nothing of an attempt outlives it: the timer is cancelled, and with it
 /// released, when the attempt ends.
-final class PendingTask: @unchecked Sendable {
+package final class PendingTask: @unchecked Sendable {
     // @unchecked Sendable: `response`, `body` and `declinedChallenge` are only touched on the session's serial
     // delegate queue; everything else is in `state`, behind its lock, so the caller is resumed exactly once.
-    typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
+    package typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
 
     private struct State: @unchecked Sendable {
         // @unchecked Sendable: URLSessionDataTask and DispatchSourceTimer are safe to use from any thread (the task's
@@ -40,12 +40,12 @@ final class PendingTask: @unchecked Sendable {
     /// threads as cores, and code elsewhere that blocks them must not delay a timeout. Handlers never block.
     private static let deadlines = DispatchQueue(label: "SimpleNetworking.deadlines")
 
-    init(maximumBodySize: Int = .max) {
+    package init(maximumBodySize: Int = .max) {
         self.maximumBodySize = maximumBodySize
     }
 
     /// Waits until the attempt ends and returns how.
-    func outcome() async -> Outcome {
+    package func outcome() async -> Outcome {
         await withCheckedContinuation { continuation in
             let early = state.withLock { state -> Outcome? in
                 if !state.ended { state.continuation = continuation }
@@ -111,7 +111,7 @@ private struct UncheckedTasks: @unchecked Sendable {
 
 /// The session-level delegate of the library's own session (per-task delegates are never asked about redirects on
 /// Linux). It holds only the attempts in flight, keyed by task, never the client, so the client can be released.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable: all mutable state is in `registry`, behind its lock.
     private struct Registry {
         var pending: [Int: PendingTask] = [:]
@@ -129,17 +129,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// failure once the session is closed.
     ///
     /// Call it on ``control``, never on the caller's thread: on Linux creating and resuming a task wait for the
-    /// session's work queue, which libcurl can keep busy for seconds.
-    func start(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) {
-        let task = registry.withLock { registry -> URLSessionDataTask? in
-            // Creating a task on an invalidated session traps on Linux, so `closed` and creation share the lock.
-            guard !registry.closed, !pending.hasEnded else { return nil }
-            let task = makeTask()
-            registry.pending[task.taskIdentifier] = pending
-            return task
-        }
-        guard let task else {
+    /// session's work queue, which libcurl can keep busy for seconds. For the same reason the registry's lock is never
+    /// held while the task is made or resumed: the delegate callbacks, the deadline timers of every client and
+    /// `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
+    /// registered after; creating it cannot race with the invalidation of the session, which runs on ``control`` too,
+    /// after this.
+    package func start(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) {
+        guard !registry.withLock({ $0.closed }), !pending.hasEnded else {
             pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
+            return
+        }
+        let task = makeTask()
+        let registered = registry.withLock { registry -> Bool in
+            guard !registry.closed else { return false }
+            registry.pending[task.taskIdentifier] = pending
+            return true
+        }
+        guard registered else {
+            // Closed while the task was being made: it never runs.
+            pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
+            task.cancel()
             return
         }
         guard pending.attach(task) else {
@@ -153,7 +162,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Marks the session closed and ends every attempt in flight with `cancelled`.
     /// - Returns: The tasks to cancel, or `nil` when the session was already closed.
-    func close() -> [URLSessionDataTask]? {
+    package func close() -> [URLSessionDataTask]? {
         let attempts = registry.withLock { registry -> [PendingTask]? in
             guard !registry.closed else { return nil }
             registry.closed = true
@@ -204,7 +213,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     // MARK: URLSessionDataDelegate
 
-    func urlSession(
+    package func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
@@ -224,7 +233,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.allow)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let pending = pending(for: dataTask) else { return }
         // Counted on decoded bytes: both platforms decompress before this call (on Linux every encoding libcurl
         // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so the caller of a
@@ -235,7 +244,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         pending.body.append(data)
     }
 
-    func urlSession(
+    package func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
@@ -245,7 +254,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(nil)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let pending = registry.withLock({ $0.pending.removeValue(forKey: task.taskIdentifier) }) else {
             return
         }
@@ -260,7 +269,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         pending.finish(with: Self.result(of: pending, request: task.originalRequest, error: error))
     }
 
-    func urlSession(
+    package func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {

@@ -144,4 +144,17 @@ extension SimpleRequest {
     public func on(httpStatus status: HTTPStatus, _ handler: @escaping HTTPStatusHandlers.Handler) -> Self {
         on(httpStatus: status.code, handler)
     }
+
+    /// Adds one handler for a range of named statuses: `on(httpStatus: .internalServerError ... .gatewayTimeout)`.
+    /// It is registered for every code in the range, as the `Int` range form is.
+    /// - Parameters:
+    ///   - statuses: The statuses, for example `HTTPStatus.badRequest ... .tooManyRequests`.
+    ///   - handler: Called with this request and the response; returns `true` to continue, `false` to stop.
+    /// - Returns: This request.
+    @discardableResult
+    public func on(httpStatus statuses: ClosedRange<HTTPStatus>, _ handler: @escaping HTTPStatusHandlers.Handler)
+        -> Self
+    {
+        on(httpStatus: statuses.lowerBound.code...statuses.upperBound.code, handler)
+    }
 }

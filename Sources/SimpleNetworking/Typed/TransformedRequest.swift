@@ -103,6 +103,27 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
         return self
     }
 
+    /// Runs the bound request and returns the value its transform step made of the final 2xx response, after every
+    /// handler and retry; the async form of the success handlers.
+    ///
+    /// ```swift
+    /// let user = try await api.get("/users/1").transform { try $0.decode(User.self) }.value()
+    /// ```
+    /// - Returns: The value.
+    /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response()`` describes, including what the transform
+    ///   step threw.
+    public func value() async throws(SimpleNetworkingError) -> Value {
+        request.state.withLock { $0.transformedValue = nil }
+        _ = try await request.response()
+        guard let value = request.state.withLock({ $0.transformedValue }) as? Value else {
+            // Only when the transform step was replaced by one of another type while the request ran.
+            throw .decodingFailed(
+                type: String(describing: Value.self), reason: "the transform step made no value of this type",
+                response: nil)
+        }
+        return value
+    }
+
     /// Executes the request on `client`; see ``SimpleRequest/execute(on:)``.
     /// - Parameter client: The client to run on.
     /// - Returns: This request.
