@@ -1,4 +1,5 @@
 import Foundation
+import SimpleNetworkingTesting
 
 /// A gzip member of `1 + 258 * repeats` zero bytes at about 1,000:1, as dense as deflate allows.
 ///
@@ -10,7 +11,7 @@ enum DynamicGzipBomb {
     /// The compressed bytes for at least `decodedSize` zero bytes.
     static func make(decodedSize: Int) -> Data {
         let repeats = max(0, (decodedSize - 1 + 257) / 258)
-        var bits = BitWriter()
+        var bits = DeflateBitWriter()
         bits.write(1, count: 1)  // BFINAL
         bits.write(2, count: 2)  // BTYPE = 10, dynamic Huffman
         bits.write(29, count: 5)  // HLIT: 286 length/literal codes
@@ -39,40 +40,6 @@ enum DynamicGzipBomb {
         bits.writeCode(0b10, count: 2)
         for _ in 0..<repeats { bits.write(0, count: 2) }
         bits.writeCode(0b11, count: 2)
-        var data = Data([0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0x03])
-        data.append(contentsOf: bits.finished)
-        let size = UInt32(truncatingIfNeeded: 1 + 258 * repeats)
-        for value in [UInt32(0), size] {
-            data.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
-        }
-        return data
-    }
-
-    /// Collects bits least significant first into bytes.
-    private struct BitWriter {
-        private var bytes: [UInt8] = []
-        private var pending: UInt64 = 0
-        private var count = 0
-
-        /// Writes `value`'s low bits, least significant first (header fields and extra bits).
-        mutating func write(_ value: UInt64, count bitCount: Int) {
-            pending |= value << count
-            count += bitCount
-            while count >= 8 {
-                bytes.append(UInt8(truncatingIfNeeded: pending))
-                pending >>= 8
-                count -= 8
-            }
-        }
-
-        /// Writes a Huffman code, most significant bit first.
-        mutating func writeCode(_ code: UInt64, count bitCount: Int) {
-            for shift in stride(from: bitCount - 1, through: 0, by: -1) {
-                write((code >> UInt64(shift)) & 1, count: 1)
-            }
-        }
-
-        /// The bytes, with the last partial byte flushed.
-        var finished: [UInt8] { count == 0 ? bytes : bytes + [UInt8(truncatingIfNeeded: pending)] }
+        return GzipMember.wrapping(bits.finished, crc32: 0, decodedSize: 1 + 258 * repeats)
     }
 }

@@ -27,6 +27,8 @@ import SimpleNetworkingTesting
 //   endless [limit=10485760] [watch=8]          an endless chunked body against the size limit
 //   download [megabytes=256]                    throughput of a large plain body
 //   headers [count=100000]                      converts a 16-field HTTPURLResponse into HTTPHeaders count times
+//   cookie-flood [fields=10000]                 one response with that many Set-Cookie fields, then one more
+//                                               request: what the client's cookie jar kept and sent
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
 func status(_ key: String) -> Int {
@@ -301,8 +303,29 @@ case "headers":
     report("conversions", "\(count), \(total) fields")
     report("time per conversion", String(format: "%.2f µs", elapsed / Double(max(1, count)) * 1e6))
 
+case "cookie-flood":
+    let count = argument(2, default: 10_000)
+    // Short fields: libcurl refuses a response whose header lines pass 300 KB in all.
+    let fields = (0..<count).map { (name: "Set-Cookie", value: "c\($0)=1") }
+    server.route { $0.path == "/flood" ? MockResponse(status: 200, headers: fields) : .text("ok") }
+    let api = client(server)
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        try await api.get("/flood").response()
+    }
+    _ = await timed { () async throws(SimpleNetworkingError) in try await api.get("/next").response() }
+    let sent = server.requests.last?.headers.first { $0.name.lowercased() == "cookie" }?.value ?? ""
+    report("outcome", outcome)
+    report("elapsed-seconds", String(format: "%.3f", elapsed))
+    report("jar-cookies", "\(api.cookieJar?.cookies.count ?? -1)")
+    report("jar-limit-per-domain", "\(api.cookieJar?.maximumCookiesPerDomain ?? -1)")
+    report("cookies-sent", "\(sent.isEmpty ? 0 : sent.components(separatedBy: "; ").count)")
+    report("peak-rss-kb", "\(status("VmHWM"))")
+    api.close()
+
 default:
-    print("usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers")
+    print(
+        "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers"
+            + "|cookie-flood")
 }
 
 report("peak RSS above the start", megabytes(status("VmHWM") - baseline))

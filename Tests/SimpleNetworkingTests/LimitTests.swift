@@ -28,40 +28,14 @@ enum GzipBomb {
     private static func make(repeats: Int, crc32: UInt32) -> Data {
         // Deflate packs bits least significant first; Huffman codes go most significant bit first, so the fixed
         // codes are written here already bit-reversed.
-        var bits = BitWriter()
+        var bits = DeflateBitWriter()
         bits.write(0b011, count: 3)  // BFINAL = 1, BTYPE = 01 (fixed Huffman)
         bits.write(0x0C, count: 8)  // literal 0: code 0x30, reversed
         for _ in 0..<repeats {
             bits.write(0xA3, count: 13)  // length 258 (symbol 285, code 0xC5, reversed), then distance 1 (code 0)
         }
         bits.write(0, count: 7)  // end of block
-        var data = Data([0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0x03])
-        data.append(contentsOf: bits.finished)
-        let decodedSize = 1 + 258 * repeats
-        for value in [crc32, UInt32(truncatingIfNeeded: decodedSize)] {
-            data.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
-        }
-        return data
-    }
-
-    /// Collects bits least significant first into bytes.
-    private struct BitWriter {
-        private var bytes: [UInt8] = []
-        private var pending: UInt64 = 0
-        private var count = 0
-
-        mutating func write(_ value: UInt64, count bitCount: Int) {
-            pending |= value << count
-            count += bitCount
-            while count >= 8 {
-                bytes.append(UInt8(truncatingIfNeeded: pending))
-                pending >>= 8
-                count -= 8
-            }
-        }
-
-        /// The bytes, with the last partial byte flushed.
-        var finished: [UInt8] { count == 0 ? bytes : bytes + [UInt8(truncatingIfNeeded: pending)] }
+        return GzipMember.wrapping(bits.finished, crc32: crc32, decodedSize: 1 + 258 * repeats)
     }
 }
 
