@@ -62,7 +62,8 @@ public final class CookieJar: Sendable {
     /// - Parameter url: An `http` or `https` URL; other schemes get none.
     /// - Returns: The cookies; empty when none match.
     public func cookies(for url: URL) -> [Cookie] {
-        guard let host = CookieRules.host(of: url) else { return [] }
+        // An empty jar (most clients of an API without cookies) costs one lock, not a URL parse and suffix lookup.
+        guard state.withLock({ $0.count > 0 }), let host = CookieRules.host(of: url) else { return [] }
         let bucket = CookieRules.bucket(for: host)  // parses the suffix list at first use: outside the lock
         let path = CookieRules.requestPath(of: url)
         let isSecure = CookieRules.isSecure(url)
