@@ -177,10 +177,18 @@ private struct UncheckedSession: @unchecked Sendable {
                 self.patience = patience
             }
 
+            /// How many callers wait in ``enter()``; `leave()` signals only when one does.
+            private var waiting = 0
+
             func enter() {
                 condition.lock()
-                let deadline = Date(timeIntervalSinceNow: patience)
-                while queued >= limit, condition.wait(until: deadline) {}
+                if queued >= limit {
+                    // The clock is read only when the queue is full: this runs for every chunk of every body.
+                    let deadline = Date(timeIntervalSinceNow: patience)
+                    waiting += 1
+                    while queued >= limit, condition.wait(until: deadline) {}
+                    waiting -= 1
+                }
                 queued += 1
                 condition.unlock()
             }
@@ -188,7 +196,7 @@ private struct UncheckedSession: @unchecked Sendable {
             func leave() {
                 condition.lock()
                 queued -= 1
-                condition.signal()
+                if waiting > 0 { condition.signal() }
                 condition.unlock()
             }
         }
