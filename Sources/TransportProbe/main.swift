@@ -32,6 +32,8 @@ import SimpleNetworkingTesting
 //                                               download (before any raw one), each time, and the best of each
 //   upload-file [megabytes=1024]                body(fileAt:) of a file that size to a server in a child process
 //                                               (`discard`, which counts the bytes and throws them away)
+//   cookie-flood [fields=10000]                 one response with that many Set-Cookie fields, then one more
+//                                               request: what the client's cookie jar kept and sent
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
 func status(_ key: String) -> Int {
@@ -406,10 +408,29 @@ case "upload-file":
     try serverInput.fileHandleForWriting.close()
     serve.waitUntilExit()
 
+case "cookie-flood":
+    let count = argument(2, default: 10_000)
+    // Short fields: libcurl refuses a response whose header lines pass 300 KB in all.
+    let fields = (0..<count).map { (name: "Set-Cookie", value: "c\($0)=1") }
+    server.route { $0.path == "/flood" ? MockResponse(status: 200, headers: fields) : .text("ok") }
+    let api = client(server)
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        try await api.get("/flood").response()
+    }
+    _ = await timed { () async throws(SimpleNetworkingError) in try await api.get("/next").response() }
+    let sent = server.requests.last?.headers.first { $0.name.lowercased() == "cookie" }?.value ?? ""
+    report("outcome", outcome)
+    report("elapsed-seconds", String(format: "%.3f", elapsed))
+    report("jar-cookies", "\(api.cookieJar?.cookies.count ?? -1)")
+    report("jar-limit-per-domain", "\(api.cookieJar?.maximumCookiesPerDomain ?? -1)")
+    report("cookies-sent", "\(sent.isEmpty ? 0 : sent.components(separatedBy: "; ").count)")
+    report("peak-rss-kb", "\(status("VmHWM"))")
+    api.close()
+
 default:
     print(
-        "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers|"
-            + "download-file|upload-file")
+        "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers"
+            + "|cookie-flood|download-file|upload-file")
 }
 
 report("peak RSS above the start", megabytes(status("VmHWM") - baseline))

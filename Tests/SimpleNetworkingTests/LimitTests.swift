@@ -213,22 +213,24 @@ struct TimeoutTests {
     func acrossRedirects() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // Each hop alone fits in the 4 s timeout, so a timer per hop would let the request succeed; together they
-        // take longer. The first hop is short, leaving 3.5 s for a slow (ThreadSanitizer) run to reach the second.
+        // Each hop alone fits in the timeout, so a timer per hop would let the request succeed; together they take
+        // 0.3 s longer. The timeout grows with `timeScale`, so a slow (ThreadSanitizer, loaded) run still reaches the
+        // second hop in time.
+        let timeout = 4 * timeScale
         server.route { request in
             request.path == "/start"
                 ? MockResponse(status: 302, headers: [("Location", "/next")], faults: [.delayHeaders(0.5)])
-                : MockResponse(body: Data("done".utf8), faults: [.delayHeaders(3.5)])
+                : MockResponse(body: Data("done".utf8), faults: [.delayHeaders(timeout - 0.2)])
         }
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
         let start = Date()
-        let error = await failure(of: api.get("/start").timeout(4))
+        let error = await failure(of: api.get("/start").timeout(timeout))
         let elapsed = Date().timeIntervalSince(start)
 
         #expect(error?.isTimeout == true, "\(String(describing: error))")
-        #expect(elapsed > 3.95 && elapsed < 7 * timeScale, "took \(elapsed) s")
+        #expect(elapsed > timeout - 0.05 && elapsed < timeout + 3 * timeScale, "took \(elapsed) s")
         #expect(server.requestCount == 2)
     }
 }

@@ -692,3 +692,42 @@ struct ReadmeTransferSampleTests {
         #expect(try Data(contentsOf: folder.file("disk.img")).count == 300_000)
     }
 }
+
+func cookieSample(baseURL: URL, cookieFile: URL) async throws -> [String] {
+    // README-SAMPLE: cookies
+    let api = SimpleNetworking(baseURL: baseURL)
+    _ = try await api.post("/login").body(jsonObject: ["user": "ada"]).response()
+    // The login's session cookie now goes with every request to that host, redirects included.
+    let user = try await api.get("/users/1").decode(User.self)
+
+    if let jar = api.cookieJar {
+        print(jar.cookies)  // name, domain, path, expiry and flags; values redacted
+        try jar.save(to: cookieFile)  // persistent cookies only, in a file only you can read
+        try jar.load(from: cookieFile)
+    }
+
+    var shared = SimpleNetworking.Configuration()
+    shared.cookies = .shared(CookieJar())  // one login for several clients; or .disabled
+    // README-SAMPLE-END
+    api.close()
+    return [user.name] + (api.cookieJar?.cookies.map(\.name) ?? [])
+}
+
+@Suite("README cookie sample runs")
+struct CookieReadmeSampleTests {
+    @Test("The login cookie goes with the next request and survives a save and load")
+    func cookieSampleRuns() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.path == "/login"
+                ? .text("in", headers: [("Set-Cookie", "session=1; Max-Age=3600; Path=/")])
+                : .json(#"{"id": 1, "name": "Ada"}"#)
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("readme-cookies-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await cookieSample(baseURL: server.baseURL, cookieFile: file)
+        #expect(result == ["Ada", "session"])
+        #expect(server.requests.last?.header("Cookie") == "session=1")
+    }
+}

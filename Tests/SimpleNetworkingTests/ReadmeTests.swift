@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Keeps README.md and the compiled samples in `ReadmeSamples.swift` identical, in both directions, and fails when
+/// Keeps README.md and the compiled samples in the `ReadmeSamples.swift` files identical, in both directions, and fails when
 /// either side is missing: a README without Swift samples, or a samples file without regions, does not pass.
 @Suite("README samples are the compiled ones")
 struct ReadmeTests {
@@ -24,8 +24,21 @@ struct ReadmeTests {
     /// - Throws: ``MalformedFile`` for a region that is never closed, opened inside another, closed without being
     ///   opened, or named twice.
     static func sampleRegions() throws -> [String: String] {
-        let lines = try read("Tests/SimpleNetworkingTests/ReadmeSamples.swift").components(separatedBy: "\n")
         var regions: [String: String] = [:]
+        for file in sampleFiles {
+            try collectRegions(of: read(file).components(separatedBy: "\n"), into: &regions)
+        }
+        return regions
+    }
+
+    /// The files that hold README samples: the library's, and the AsyncHTTPClient engine's, which its own package
+    /// compiles and runs (the library's tests cannot import the engine).
+    static let sampleFiles = [
+        "Tests/SimpleNetworkingTests/ReadmeSamples.swift",
+        "Engines/AsyncHTTPClient/Tests/SimpleNetworkingAsyncHTTPClientTests/ReadmeSamples.swift",
+    ]
+
+    private static func collectRegions(of lines: [String], into regions: inout [String: String]) throws {
         var name: String?
         var body: [String] = []
         for (index, line) in lines.enumerated() {
@@ -46,7 +59,6 @@ struct ReadmeTests {
             }
         }
         if let open = name { throw MalformedFile(description: "region '\(open)' is not closed") }
-        return regions
     }
 
     /// A fenced code block of README.md: its info string (`swift`, `bash`, ...) and its text.

@@ -28,8 +28,9 @@ struct SessionDelegateTests {
         DispatchQueue.global().async {
             delegate.start(pending) {
                 making.set(true)
-                // Stands in for libcurl's busy work queue; bounded so that a regression fails instead of hanging.
-                _ = release.wait(timeout: .now() + 5)
+                // Stands in for libcurl's busy work queue; bounded so that a regression fails instead of hanging, and
+                // long enough that a busy machine notices `making` before it passes.
+                _ = release.wait(timeout: .now() + 60)
                 released.set(true)
                 return unchecked.session.dataTask(with: url)
             }
@@ -38,7 +39,7 @@ struct SessionDelegateTests {
 
         let tasks = delegate.close()
 
-        // With the lock held while the task was made, close() waited for the 5 s wait to end.
+        // With the lock held while the task was made, close() waited for the 60 s wait to end.
         #expect(!released.current, "close() waited for the task to be made")
         #expect(tasks?.isEmpty == true)
         release.signal()

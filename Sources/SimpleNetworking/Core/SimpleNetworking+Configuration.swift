@@ -60,6 +60,10 @@ extension SimpleNetworking {
         /// `false`: a `Host` header fails with ``SimpleNetworkingError/invalidRequest(reason:)``, as the other
         /// framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`, ...) always do.
         public var allowsHostHeader = false
+        /// Where the client keeps cookies. Default: ``CookieHandling/perClient``, an in-memory ``CookieJar`` of the
+        /// client's own that stores `Set-Cookie` from every response, redirects included, and sends matching cookies
+        /// on every hop. URLSession's own cookie storage always stays off (see the "Cookies" article).
+        public var cookies: CookieHandling = .perClient
         /// Receives a ``NetworkEvent`` for each step of each request, on any thread; keep it fast. Default: `nil`.
         public var eventHandler: (@Sendable (NetworkEvent) -> Void)?
 

@@ -173,7 +173,8 @@ extension SimpleNetworking {
 
     /// The attempt's URL and its origin.
     private func makeURL(for parts: SimpleRequest.Parts, base: BaseURL) throws(SimpleNetworkingError) -> (URL, Origin) {
-        let query = parts.queryItems.map(URLEncoding.queryItem).joined(separator: "&")
+        // Most requests have no query items: no array, no joined string.
+        let query = parts.queryItems.isEmpty ? "" : parts.queryItems.map(URLEncoding.queryItem).joined(separator: "&")
         switch parts.target {
         case .absolute(let given):
             guard let origin = Origin(given) else {
@@ -199,9 +200,13 @@ extension SimpleNetworking {
             var text = prefix
             let encodedPath = URLEncoding.encode(rawPath, allowing: URLEncoding.pathBytes)
             text += try URLEncoding.resolvingDotSegments(encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
-            let queries = [rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) }, query]
-                .compactMap { $0 }.filter { !$0.isEmpty }
-            if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
+            let pathQuery = rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) } ?? ""
+            switch (pathQuery.isEmpty, query.isEmpty) {
+            case (true, true): break
+            case (false, true): text += "?" + pathQuery
+            case (true, false): text += "?" + query
+            case (false, false): text += "?" + pathQuery + "&" + query
+            }
             guard let url = URL(string: text), let origin = Origin(url), origin == base.origin else {
                 throw .invalidURL(reason: "the path does not form a valid URL with the base URL")
             }
@@ -226,8 +231,9 @@ enum URLEncoding {
     }
 
     static func split(_ path: String) -> (path: String, query: String?) {
-        guard let mark = path.firstIndex(of: "?") else { return (path, nil) }
-        return (String(path[..<mark]), String(path[path.index(after: mark)...]))
+        // By UTF-8 byte: "?" is ASCII, so it never falls inside a character, and no Character is formed.
+        guard let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (path, nil) }
+        return (String(path[..<mark]), String(path[path.utf8.index(after: mark)...]))
     }
 
     /// Why an absolute request URL with user info (`user:password@host`) is refused: such URLs often come from
@@ -421,6 +427,8 @@ enum URLEncoding {
     }
 
     static func encode(_ text: String, allowing allowed: ByteSet, keepEscapes: Bool = true) -> String {
+        // Text with nothing to encode, such as most paths, is returned as it is after one scan, without a copy.
+        if text.utf8.allSatisfy({ allowed.contains($0) }) { return text }
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)

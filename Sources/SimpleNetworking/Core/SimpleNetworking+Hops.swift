@@ -36,17 +36,17 @@ extension SimpleNetworking {
                 var hopOptions = options
                 hopOptions.timeout = deadline.timeIntervalSinceNow
                 guard hopOptions.timeout > 0 else { throw .transportFailed(TransportFailure(URLError(.timedOut))) }
-                current = finalizeHop(current, requestID: requestID)
+                // The redirect rules work on the request before its jar cookies: each hop gets the jar's own.
+                let sent = finalizeHop(current, requestID: requestID)
                 if streams {
                     let hop = HopReceiver(
                         destination: destination, memoryLimit: memoryLimit, progress: parts.progress,
                         queue: configuration.handlerQueue)
-                    response = hop.finish(
-                        try await transport.send(current, options: hopOptions, transfer: hop.transfer))
+                    response = hop.finish(try await transport.send(sent, options: hopOptions, transfer: hop.transfer))
                 } else {
-                    response = try await transport.send(current, options: hopOptions)
+                    response = try await transport.send(sent, options: hopOptions)
                 }
-                try receiveHop(response, for: current, options: options, requestID: requestID)
+                try receiveHop(response, for: sent, options: options, requestID: requestID)
             } catch {
                 // The platform error of a transport failure keeps the URL with its secrets: see `redact(_:)`.
                 let error = sensitiveData.redact(error)
@@ -62,13 +62,20 @@ extension SimpleNetworking {
         }
     }
 
-    /// The last step before a hop's request goes on the wire.
+    /// The last step before a hop's request goes on the wire: the jar's cookies for the hop's own URL join a
+    /// `Cookie` header the caller set (which the redirect rules drop once the chain leaves the origin).
     func finalizeHop(_ request: HTTPRequest, requestID: UUID) -> HTTPRequest {
+        var request = request
+        if let jarCookies = cookieJar?.cookieHeader(for: request.url) {
+            let own = request.headers.values(for: "Cookie").filter { !$0.isEmpty }
+            request.headers["Cookie"] = (own + [jarCookies]).joined(separator: "; ")
+        }
         emit(.willSend, for: request, requestID: requestID)
         return request
     }
 
-    /// The first look at a hop's response, before redirect rules and handlers see it.
+    /// The first look at a hop's response, before redirect rules and handlers see it: the jar stores its
+    /// `Set-Cookie` fields.
     /// - Throws: ``SimpleNetworkingError/responseTooLarge(limit:)`` when the transport returned more than the limit.
     func receiveHop(_ response: SimpleResponse, for request: HTTPRequest, options: TransportOptions, requestID: UUID)
         throws(SimpleNetworkingError)
@@ -76,6 +83,7 @@ extension SimpleNetworking {
         guard response.body.count <= options.maximumResponseBodySize else {
             throw .responseTooLarge(limit: options.maximumResponseBodySize)
         }
+        cookieJar?.receive(setCookie: response.headers.values(for: "Set-Cookie"), from: request.url)
         emit(.didReceiveResponse(statusCode: response.statusCode), for: request, requestID: requestID)
     }
 

@@ -33,6 +33,9 @@ open class SimpleNetworking: @unchecked Sendable {
     public let configuration: Configuration
     /// What sends requests: URLSession by default, or a test double.
     public let transport: any HTTPTransport
+    /// The jar the client stores and sends cookies with, on every redirect hop; `nil` when
+    /// ``Configuration/cookies`` is ``CookieHandling/disabled``. List, add and remove cookies through it.
+    public let cookieJar: CookieJar?
 
     private let mutableState: Locked<HTTPHeaders>
     let baseURLSource: BaseURLSource
@@ -71,6 +74,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
         self.transport = transport
+        self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }
 
     /// Creates a client whose base URL is asked of `baseURLProvider` each time an attempt is built, with its own
@@ -116,6 +120,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
         self.transport = transport
+        self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }
 
     /// Headers added to every attempt when it is sent; a header set on the request wins.

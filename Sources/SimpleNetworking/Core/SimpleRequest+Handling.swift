@@ -38,29 +38,44 @@ extension SimpleRequest {
     }
 
     /// Runs the handlers for `outcome` on the handler queue, settles the decision they lead to (see
-    /// ``settle(_:execution:record:)``) and, when it is to finish, runs the completion handlers in the same job.
+    /// ``settle(_:execution:record:)``) and, when it is to finish, runs the completion handlers in the same job. A 2xx
+    /// of a request with no handlers at all is settled in the execution's task instead.
     func runHandlers(
         for outcome: Outcome, on client: SimpleNetworking, execution id: Int, context: HandlingContext
     ) async -> Decision {
         let transformed = transformedValue(of: outcome, on: client, context: context)
-        return await client.configuration.handlerQueue.run {
-            let handlers = self.state.withLock { state in
-                state.live?.isHandling = true
-                state.live?.requestedRetry = nil
-                return Handlers(
-                    status: state.statusHandlers, error: state.errorHandlers, success: state.successHandlers,
-                    values: state.valueHandlers, method: state.method, headers: state.headers,
-                    retryPolicy: state.retryPolicy, requestID: state.safety.requestID,
-                    cancelled: state.live?.task.isCancelled ?? false)
-            }
-            let decision = self.settle(
-                self.handle(outcome, transformed: transformed, with: handlers, on: client, context: context),
-                execution: id, record: context.record)
-            if case .finish = decision {
-                for completion in self.state.withLock({ $0.completionHandlers }) { completion() }
-            }
-            return decision
+        // A 2xx of a request without handlers runs none of the app's code, so it is decided here, in the execution's
+        // task: the job on the handler queue would cost two thread switches per request and change nothing.
+        if case .success(let response) = outcome, response.isSuccess, state.withLock({ !$0.hasHandlers }) {
+            return decide(outcome, transformed: transformed, on: client, execution: id, context: context)
         }
+        return await client.configuration.handlerQueue.run {
+            self.decide(outcome, transformed: transformed, on: client, execution: id, context: context)
+        }
+    }
+
+    /// The handlers' work for `outcome`: run them, settle the decision, and run the completion handlers when it is to
+    /// finish.
+    private func decide(
+        _ outcome: Outcome, transformed: TransformResult?, on client: SimpleNetworking, execution id: Int,
+        context: HandlingContext
+    ) -> Decision {
+        let handlers = state.withLock { state in
+            state.live?.isHandling = true
+            state.live?.requestedRetry = nil
+            return Handlers(
+                status: state.statusHandlers, error: state.errorHandlers, success: state.successHandlers,
+                values: state.valueHandlers, method: state.method, headers: state.headers,
+                retryPolicy: state.retryPolicy, requestID: state.safety.requestID,
+                cancelled: state.live?.task.isCancelled ?? false)
+        }
+        let decision = settle(
+            handle(outcome, transformed: transformed, with: handlers, on: client, context: context),
+            execution: id, record: context.record)
+        if case .finish = decision {
+            for completion in state.withLock({ $0.completionHandlers }) { completion() }
+        }
+        return decision
     }
 
     /// Status handlers first, in order, until one returns `false`; then the deadline; then, for a 2xx, the success

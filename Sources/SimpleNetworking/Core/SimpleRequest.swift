@@ -216,6 +216,11 @@ extension SimpleRequest {
         /// The value the transform step gave the last 2xx response, for ``TransformedRequest/value()``.
         var transformedValue: (any Sendable)?
         var completionHandlers: [CompletionHandler] = []
+        /// Whether any handler was added; a 2xx without them is decided without the handler queue.
+        var hasHandlers: Bool {
+            !statusHandlers.isEmpty || !errorHandlers.isEmpty || !successHandlers.isEmpty || !valueHandlers.isEmpty
+                || !completionHandlers.isEmpty
+        }
         var client: SimpleNetworking?
         /// What the current or last execution has done, as its loop last published it.
         var record = ExecutionRecord()

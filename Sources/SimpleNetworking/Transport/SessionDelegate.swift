@@ -139,15 +139,6 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     private let registry = Locked(Registry())
-    /// Called when a body chunk arrives for an attempt that has already ended (see `BoundedDelegateQueue`).
-    private let onStrayData: (@Sendable () -> Void)?
-
-    /// Creates a delegate.
-    /// - Parameter onStrayData: Called for each body chunk of an attempt that has already ended.
-    package init(onStrayData: (@Sendable () -> Void)? = nil) {
-        self.onStrayData = onStrayData
-        super.init()
-    }
     /// Where the work that waits for the session's work queue runs (creating, resuming and cancelling tasks,
     /// invalidating the session): on Linux each of those waits while libcurl is busy, for seconds at worst. A serial
     /// queue of its own gets its own thread when it blocks; a global queue has as many threads as cores, and blocking
@@ -269,10 +260,7 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let pending = pending(for: dataTask) else {
-            onStrayData?()
-            return
-        }
+        guard let pending = pending(for: dataTask) else { return }
         // Counted on decoded bytes: both platforms decompress before this call (on Linux every encoding libcurl
         // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so the caller of a
         // compression bomb gets its error within one chunk of the limit; libcurl stops when its current pass ends.

@@ -27,17 +27,22 @@ package final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.urlCredentialStorage = nil
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
             for: configuration.attemptTimeout(requested: nil))
+        delegate = SessionDelegate()
+        session = URLSession(
+            configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
+        ownsSession = true
+    }
+
+    /// The queue the session calls its delegate on: serial, and on Linux bounded (see ``BoundedDelegateQueue``).
+    private static func makeDelegateQueue() -> OperationQueue {
         #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             let queue = BoundedDelegateQueue()
-            delegate = SessionDelegate(onStrayData: queue.holdBack)
         #else
             let queue = OperationQueue()
-            delegate = SessionDelegate()
         #endif
         queue.name = "SimpleNetworking.delegate"
         queue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
-        ownsSession = true
+        return queue
     }
 
     /// A session the caller made, used as it is.
@@ -159,11 +164,6 @@ private struct UncheckedSession: @unchecked Sendable {
     ///
     /// The wait is bounded by `patience`: a delegate callback that itself waited for the work queue would otherwise
     /// deadlock with it; the library's never do. See "URLSession on Linux" in the documentation.
-    ///
-    /// Body chunks of an attempt the library has already ended ("stray data") mean libcurl is in a pass that the
-    /// cancellation cannot interrupt. ``holdBack()`` then slows the work queue down for a moment at each chunk, so
-    /// libcurl reads the socket slowly and the server is held back by TCP flow control, instead of FoundationNetworking
-    /// renewing its idle timer for every chunk at full speed, which grew memory by megabytes a second.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable: OperationQueue is thread-safe, and `gate` is.
         private let gate: Gate
@@ -171,12 +171,6 @@ private struct UncheckedSession: @unchecked Sendable {
         init(limit: Int = 64, patience: TimeInterval = 0.1) {
             gate = Gate(limit: limit, patience: patience)
             super.init()
-        }
-
-        /// Slows every chunk down by a few milliseconds while stray data arrives (see above); it lapses by itself
-        /// 0.1 s after the last call.
-        @Sendable func holdBack() {
-            gate.holdBack(for: 0.1)
         }
 
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
@@ -202,31 +196,26 @@ private struct UncheckedSession: @unchecked Sendable {
                 self.patience = patience
             }
 
-            /// Until when each chunk waits a little (see ``BoundedDelegateQueue/holdBack()``).
-            private var heldBackUntil = Date.distantPast
+            /// How many callers wait in ``enter()``; `leave()` signals only when one does.
+            private var waiting = 0
 
             func enter() {
                 condition.lock()
-                let deadline = Date(timeIntervalSinceNow: patience)
-                while queued >= limit, condition.wait(until: deadline) {}
-                if heldBackUntil > Date() {
-                    // Waits 10 ms at most, woken early by nothing: 16 KiB chunks then arrive at most at 1.6 MB/s.
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+                if queued >= limit {
+                    // The clock is read only when the queue is full: this runs for every chunk of every body.
+                    let deadline = Date(timeIntervalSinceNow: patience)
+                    waiting += 1
+                    while queued >= limit, condition.wait(until: deadline) {}
+                    waiting -= 1
                 }
                 queued += 1
-                condition.unlock()
-            }
-
-            func holdBack(for seconds: TimeInterval) {
-                condition.lock()
-                heldBackUntil = Date(timeIntervalSinceNow: seconds)
                 condition.unlock()
             }
 
             func leave() {
                 condition.lock()
                 queued -= 1
-                condition.signal()
+                if waiting > 0 { condition.signal() }
                 condition.unlock()
             }
         }

@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Benchmarks of SimpleNetworking against raw URLSession and raw AsyncHTTPClient, on loopback. A package of its own, so
+// that the library keeps no dependencies; `bash Benchmarks/run` prints the table (README, "Performance").
+let package = Package(
+    name: "SimpleNetworkingBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "SimpleNetworking", path: ".."),
+        .package(name: "SimpleNetworkingAsyncHTTPClient", path: "../Engines/AsyncHTTPClient"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // The server, in a process of its own so that only the client's cost is measured.
+        .executableTarget(
+            name: "bench-server",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/BenchServer"
+        ),
+        // One client per process: requests per second, CPU and memory of that client alone.
+        .executableTarget(
+            name: "bench-client",
+            dependencies: [
+                .product(name: "SimpleNetworking", package: "SimpleNetworking"),
+                .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking"),
+                .product(name: "SimpleNetworkingAsyncHTTPClient", package: "SimpleNetworkingAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/BenchClient"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,91 @@
+import Dispatch
+import Foundation
+
+// One client of the benchmark in a process of its own, so that its CPU time and memory are its own.
+//
+//     bench-client CLIENT PORT PHASE...
+//
+// Phases, run in order, each printing one line of `key=value` figures:
+//   seq N        N requests one after another, from a cold client: req/s, CPU per request, new connections
+//   conc N C     N requests, C at a time: req/s, CPU per request, new connections, RSS after 10k and after N, peak RSS
+//   count N      N requests one after another and nothing else, for valgrind (instructions and allocations): the
+//                runner takes the difference between two counts, so start-up and warm-up cancel out
+//
+// `main` is synchronous, blocking on a semaphore around a detached task: valgrind cannot run an async top-level main.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 3, let port = Int(arguments[1]),
+    let url = URL(string: "http://127.0.0.1:\(port)/json"),
+    let client = makeClient(named: arguments[0], url: url)
+else {
+    print("usage: bench-client CLIENT PORT PHASE...")
+    exit(2)
+}
+
+/// Runs `count` requests, `concurrency` at a time; fails the process on the first error.
+func run(_ count: Int, concurrency: Int = 1) async {
+    do {
+        if concurrency == 1 {
+            for _ in 0..<count { _ = try await client.fetch() }
+            return
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<concurrency {
+                let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
+                group.addTask { for _ in 0..<share { _ = try await client.fetch() } }
+            }
+            try await group.waitForAll()
+        }
+    } catch {
+        print("bench-client: request failed: \(error)")
+        exit(1)
+    }
+}
+
+func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+func phases() async {
+    var rest = arguments.dropFirst(2)
+    while let phase = rest.popFirst() {
+        let count = rest.popFirst().flatMap { Int($0) } ?? 0
+        switch phase {
+        case "seq":
+            let accepted = acceptedConnections(port: port)
+            let (start, cpu) = (Date(), cpuSeconds())
+            await run(count)
+            let (elapsed, used) = (Date().timeIntervalSince(start), cpuSeconds() - cpu)
+            let connections = acceptedConnections(port: port) - accepted - 1
+            print(
+                "seq rps=\(format(Double(count) / elapsed)) cpu_us=\(format(used / Double(count) * 1e6))"
+                    + " conns=\(connections)")
+        case "conc":
+            let concurrency = rest.popFirst().flatMap { Int($0) } ?? 64
+            let first = min(count, 10_000)
+            let accepted = acceptedConnections(port: port)
+            let (start, cpu) = (Date(), cpuSeconds())
+            await run(first, concurrency: concurrency)
+            let rss10k = memoryMB("VmRSS")
+            await run(count - first, concurrency: concurrency)
+            let (elapsed, used) = (Date().timeIntervalSince(start), cpuSeconds() - cpu)
+            let connections = acceptedConnections(port: port) - accepted - 1
+            print(
+                "conc rps=\(format(Double(count) / elapsed)) cpu_us=\(format(used / Double(count) * 1e6))"
+                    + " conns=\(connections) rss10k=\(format(rss10k)) rssEnd=\(format(memoryMB("VmRSS")))"
+                    + " hwm=\(format(memoryMB("VmHWM")))")
+        case "count":
+            await run(count)
+        default:
+            print("bench-client: unknown phase \(phase)")
+            exit(2)
+        }
+    }
+    await client.close()
+}
+
+let done = DispatchSemaphore(value: 0)
+Task.detached {
+    await phases()
+    done.signal()
+}
+done.wait()
+exit(0)

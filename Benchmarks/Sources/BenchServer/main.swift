@@ -1,0 +1,77 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+// A small HTTP/1.1 keep-alive server for the benchmarks, on one event loop thread: every GET gets the same 91-byte
+// JSON, and `GET /accepts` answers how many connections it has accepted, so a client's new connections can be counted.
+// Usage: bench-server PORT (0 for any); it prints the port it listens on.
+
+/// The 91-byte JSON every request gets.
+let payload = #"{"id":12345,"name":"SimpleNetworking benchmarks","tags":["swift","http","bench"],"ok":true}"#
+
+/// Counts accepted connections; touched only on the server's one event loop.
+final class Acceptances: @unchecked Sendable {
+    // @unchecked Sendable: only the server's single event loop reads and writes `count`.
+    var count = 0
+}
+
+final class Responder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let acceptances: Acceptances
+    private var keepAlive = true
+    private var path = ""
+
+    init(acceptances: Acceptances) {
+        self.acceptances = acceptances
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            keepAlive = head.isKeepAlive
+            path = head.uri
+        case .body:
+            break
+        case .end:
+            let body = path == "/accepts" ? String(acceptances.count) : payload
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: String(body.utf8.count))
+            if !keepAlive { headers.add(name: "Connection", value: "close") }
+            let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let buffer = context.channel.allocator.buffer(string: body)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            let keepAlive = keepAlive
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                if !keepAlive { context.close(promise: nil) }
+            }
+        }
+    }
+}
+
+let port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
+let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+let acceptances = Acceptances()
+let bootstrap = ServerBootstrap(group: group)
+    .serverChannelOption(ChannelOptions.backlog, value: 1024)
+    .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+    .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+    .childChannelInitializer { channel in
+        acceptances.count += 1
+        return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
+            channel.pipeline.addHandler(Responder(acceptances: acceptances))
+        }
+    }
+do {
+    let channel = try bootstrap.bind(host: "127.0.0.1", port: port).wait()
+    // Unbuffered: the runner waits for this line.
+    FileHandle.standardOutput.write(Data("listening on \(channel.localAddress?.port ?? 0)\n".utf8))
+    try channel.closeFuture.wait()
+} catch {
+    print("bench-server: \(error)")
+    exit(1)
+}

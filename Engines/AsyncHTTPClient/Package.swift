@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// An HTTP engine for SimpleNetworking built on AsyncHTTPClient (SwiftNIO), for Linux servers and high concurrency.
+// A package of its own, so that the core library keeps no dependencies.
+let package = Package(
+    name: "SimpleNetworkingAsyncHTTPClient",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "SimpleNetworkingAsyncHTTPClient", targets: ["SimpleNetworkingAsyncHTTPClient"])
+    ],
+    dependencies: [
+        .package(name: "SimpleNetworking", path: "../.."),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+    ],
+    targets: [
+        .target(
+            name: "SimpleNetworkingAsyncHTTPClient",
+            dependencies: [
+                .product(name: "SimpleNetworking", package: "SimpleNetworking"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "SimpleNetworkingAsyncHTTPClientTests",
+            dependencies: [
+                "SimpleNetworkingAsyncHTTPClient",
+                .product(name: "SimpleNetworking", package: "SimpleNetworking"),
+                .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Policy for every target: Swift 6 language mode above, plus the upcoming features we rely on.
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

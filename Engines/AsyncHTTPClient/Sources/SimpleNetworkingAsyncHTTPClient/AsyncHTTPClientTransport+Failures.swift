@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+import SimpleNetworking
+
+extension AsyncHTTPClientTransport {
+    /// The library's error for what AsyncHTTPClient or SwiftNIO reported, in the categories the URLSession transport
+    /// uses, so the client's retry policy decides the same way over either.
+    /// - Parameters:
+    ///   - error: The error the request failed with.
+    ///   - afterHead: Whether the response head had arrived: a connection that ends after it cut the body short.
+    static func failure(_ error: any Error, afterHead: Bool) -> SimpleNetworkingError {
+        if let tooLarge = error as? ResponseCollector.TooLarge { return .responseTooLarge(limit: tooLarge.limit) }
+        let category: TransportFailure.Category
+        let underlying: (any Error & Sendable)?
+        switch error {
+        case let error as HTTPClientError:
+            if error == .cancelled || error == .alreadyShutdown { return .cancelled }
+            (category, underlying) = (Self.category(of: error, afterHead: afterHead), error)
+        case let error as NIOConnectionError:
+            let resolved = error.dnsAError == nil || error.dnsAAAAError == nil || !error.connectionErrors.isEmpty
+            (category, underlying) = (resolved ? .cannotConnect : .hostNotFound, error)
+        case let error as IOError:
+            (category, underlying) = (Self.category(of: error, afterHead: afterHead), error)
+        case let error as ChannelError:
+            (category, underlying) = (Self.category(of: error, afterHead: afterHead), error)
+        case let error as HTTPParserError:
+            let cut = afterHead && error == .invalidEOFState
+            (category, underlying) = (cut ? .connectionLost : .badServerResponse, error)
+        case let error as NIOHTTPDecompression.DecompressionError:
+            (category, underlying) = (.badServerResponse, error)
+        case let error as NIOSSLError:
+            (category, underlying) = (.tlsFailure, error)
+        case let error as BoringSSLError:
+            (category, underlying) = (.tlsFailure, error)
+        case is CancellationError:
+            return .cancelled
+        default:
+            (category, underlying) = (.other, nil)
+        }
+        return .transportFailed(TransportFailure(category, underlying: underlying))
+    }
+
+    private static func category(of error: HTTPClientError, afterHead: Bool) -> TransportFailure.Category {
+        switch error {
+        case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
+            .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return .timedOut
+        case .remoteConnectionClosed:
+            return afterHead ? .connectionLost : .badServerResponse
+        case .bodyLengthMismatch, .identityCodingIncorrectlyPresent,
+            .contentLengthMissing, .invalidProxyResponse:
+            return .badServerResponse
+        default:
+            return .other
+        }
+    }
+
+    private static func category(of error: IOError, afterHead: Bool) -> TransportFailure.Category {
+        switch error.errnoCode {
+        case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL: return .cannotConnect
+        case ETIMEDOUT: return .timedOut
+        case ECONNRESET, EPIPE, ECONNABORTED: return afterHead ? .connectionLost : .badServerResponse
+        default: return .other
+        }
+    }
+
+    private static func category(of error: ChannelError, afterHead: Bool) -> TransportFailure.Category {
+        switch error {
+        case .connectTimeout: return .timedOut
+        case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed:
+            return afterHead ? .connectionLost : .badServerResponse
+        default: return .other
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingAsyncHTTPClient
+import SimpleNetworkingTesting
+import Testing
+
+// The README's samples of the AsyncHTTPClient engine, between `README-SAMPLE: name` and `README-SAMPLE-END`: the root
+// package's `ReadmeTests` checks that README.md shows them verbatim, and the test below runs them against loopback.
+
+struct Item: Decodable, Sendable {
+    var id: Int
+}
+
+func engineSample(baseURL: URL) async throws -> [Item] {
+    // README-SAMPLE: engine
+    var settings = AsyncHTTPClientTransport.Configuration()
+    settings.maximumConnectionsPerHost = 32
+    let transport = AsyncHTTPClientTransport(configuration: settings)
+    let api = SimpleNetworking(baseURL: baseURL, transport: transport)
+    defer { api.close() }  // shuts down the transport's HTTPClient
+    let items = try await api.get("/items").decode([Item].self)
+    // README-SAMPLE-END
+    return items
+}
+
+@Suite("README samples of the engine")
+struct EngineReadmeSampleTests {
+    @Test("The engine sample decodes a list over loopback")
+    func engine() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"[{"id":1},{"id":2}]"#) }
+        let items = try await engineSample(baseURL: server.baseURL)
+        #expect(items.map(\.id) == [1, 2])
+    }
+}
