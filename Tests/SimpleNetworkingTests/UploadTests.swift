@@ -6,7 +6,7 @@ import Testing
 @Suite("Uploads from a file and from memory")
 struct UploadTests {
     @Test(
-        "body(fileAt:) sends 6 MiB streamed from disk, byte for byte, with the method chosen and upload progress",
+        "body(fileAt:) sends 3 MiB streamed from disk, byte for byte, with the method chosen and upload progress",
         arguments: [HTTPMethod.put, .post])
     func uploadsFile(method: HTTPMethod) async throws {
         let server = try MockServer()
@@ -16,7 +16,7 @@ struct UploadTests {
         defer { api.close() }
         let directory = try ScratchDirectory()
         let file = directory.file("upload.bin")
-        let body = patternedBytes(6 * 1024 * 1024, seed: 9)
+        let body = patternedBytes(3 * 1024 * 1024, seed: 9)
         try body.write(to: file)
         let values = Locked<[TransferProgress]>([])
 
@@ -165,7 +165,7 @@ struct MultipartTests {
         defer { api.close() }
         let directory = try ScratchDirectory()
         let file = directory.file("video.mp4")
-        let bytes = patternedBytes(5 * 1024 * 1024, seed: 5)
+        let bytes = patternedBytes(3 * 1024 * 1024, seed: 5)
         try bytes.write(to: file)
         var form = MultipartFormData()
         form.append("clip", name: "title")
