@@ -83,8 +83,9 @@ struct ResponseStreamTests {
     func breakCancels() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // 8 MiB, not endless: after a cancel, what libcurl still reads is held back process-wide (README, "Linux").
-        server.route { _ in MockResponse(body: patternedBytes(16 * 1024), chunked: true, faults: [.repeatBody(512)]) }
+        // 2 MiB, not endless: on Linux a cancel lands only when libcurl's pass over what is already arriving ends, and
+        // every session of the process shares that work queue (README, "Linux").
+        server.route { _ in MockResponse(body: patternedBytes(16 * 1024), chunked: true, faults: [.repeatBody(128)]) }
         let api = makeLoopbackClient(server)
         defer { api.close() }
         let errors = Locked<[String]>([])
@@ -93,11 +94,13 @@ struct ResponseStreamTests {
         var received = 0
         for try await chunk in request.chunks() {
             received += chunk.count
-            if received > 1024 * 1024 { break }
+            if received > 256 * 1024 { break }
         }
 
-        #expect(received > 1024 * 1024)
-        #expect(await eventually { errors.current == ["\(SimpleNetworkingError.cancelled)"] })
+        #expect(received > 256 * 1024)
+        #expect(
+            await eventually(timeout: 10) { errors.current == ["\(SimpleNetworkingError.cancelled)"] },
+            "\(errors.current)")
     }
 
     @Test("Cancelling the reading task ends the iteration with cancelled")
