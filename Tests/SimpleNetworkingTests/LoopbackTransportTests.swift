@@ -448,8 +448,6 @@ extension SimpleNetworkingError {
         case .responseTooLarge: "responseTooLarge"
         case .redirectRefused: "redirectRefused"
         case .tooManyRedirects: "tooManyRedirects"
-        case .fileFailed: "fileFailed"
-        case .streamBufferFull: "streamBufferFull"
         }
     }
 }

@@ -169,7 +169,6 @@ extension SimpleRequest.State {
         }
         self.record = record
         self.live = nil
-        progress?.finishUpdates()
     }
 }
 
