@@ -17,7 +17,8 @@ import SimpleNetworking
 /// Each check gets a fresh transport and server, and closes both. The checks: a 3xx is returned, not followed; the
 /// body size limit stops a large body; the timeout fires; cancelling the calling task stops the request; failures
 /// come in the right ``TransportFailure/Category``; headers and bodies arrive byte for byte; repeated response
-/// header fields stay apart.
+/// header fields stay apart; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends a
+/// body file byte for byte (the protocol's default, which buffers, passes both).
 public struct TransportConformance: Sendable {
     /// One check that did not hold.
     public struct Failure: Sendable, CustomStringConvertible {
@@ -33,7 +34,7 @@ public struct TransportConformance: Sendable {
     /// The names of the checks, in the order ``run()`` runs them.
     public static let checks = [
         "redirectReturned", "bodyLimit", "timeout", "cancellation", "cannotConnect", "connectionLost",
-        "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders",
+        "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders", "transferStreamed", "bodyFileSent",
     ]
 
     private let makeTransport: @Sendable (MockServer) -> any HTTPTransport
@@ -79,6 +80,8 @@ public struct TransportConformance: Sendable {
         case "closedWithoutResponse": return await closedWithoutResponse(transport, server)
         case "bytesSent": return await bytesSent(transport, server)
         case "repeatedResponseHeaders": return await repeatedResponseHeaders(transport, server)
+        case "transferStreamed": return await transferStreamed(transport, server)
+        case "bodyFileSent": return await bodyFileSent(transport, server)
         default: return "no such check"
         }
     }
@@ -202,6 +205,56 @@ public struct TransportConformance: Sendable {
         guard case .success(let response) = result else { return "expected a response, got \(result)" }
         let received = response.headers.values(for: "Set-Cookie")
         return received == cookies ? nil : "Set-Cookie fields arrived as \(received)"
+    }
+
+    private func transferStreamed(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        server.route { _ in MockResponse(status: 200, headers: [("X-Head", "yes")], body: body) }
+        let received = Locked<(heads: [Int], body: Data)>(([], Data()))
+        let transfer = HTTPTransfer(
+            head: { head in received.withLock { $0.heads.append(head.statusCode) } },
+            body: { bytes in received.withLock { $0.body.append(bytes) } })
+        let result: Result<SimpleResponse, SimpleNetworkingError>
+        do throws(SimpleNetworkingError) {
+            result = .success(
+                try await transport.send(
+                    HTTPRequest(method: .get, url: server.url("/stream")), options: TransportOptions(timeout: 10),
+                    transfer: transfer))
+        } catch {
+            result = .failure(error)
+        }
+        guard case .success(let response) = result, response.statusCode == 200 else {
+            return "expected 200, got \(result)"
+        }
+        let (heads, streamed) = received.current
+        if heads != [200] { return "the transfer got heads \(heads) instead of one 200" }
+        if streamed != body { return "the transfer got \(streamed.count) different bytes instead of the body" }
+        if !response.body.isEmpty {
+            return "the response kept \(response.body.count) bytes: the body belongs to the transfer"
+        }
+        return response.headers["X-Head"] == "yes" ? nil : "the response lost its headers"
+    }
+
+    private func bodyFileSent(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in .status(204) }
+        let body = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            try body.write(to: file)
+        } catch {
+            return "the body file could not be written: \(error)"
+        }
+        let transfer = HTTPTransfer(head: { _ in }, body: { _ in })
+        let request = HTTPRequest(method: .post, url: server.url("/upload"), bodyFile: file)
+        do throws(SimpleNetworkingError) {
+            let response = try await transport.send(request, options: TransportOptions(timeout: 10), transfer: transfer)
+            guard response.statusCode == 204 else { return "expected 204, got \(response.statusCode)" }
+        } catch {
+            return "expected 204, got \(error)"
+        }
+        guard let recorded = server.requests.first else { return "the server received nothing" }
+        return recorded.body == body ? nil : "the body file arrived as \(recorded.body.count) different bytes"
     }
 
     // MARK: Helpers

@@ -27,6 +27,11 @@ import SimpleNetworkingTesting
 //   endless [limit=10485760] [watch=8]          an endless chunked body against the size limit
 //   download [megabytes=256]                    throughput of a large plain body
 //   headers [count=100000]                      converts a 16-field HTTPURLResponse into HTTPHeaders count times
+//   download-file [megabytes=1024] [rounds=3]   download(to:) of a plain body, alternating with a raw URLSession
+//                                               download task writing the same file: the peak RSS of the first
+//                                               download (before any raw one), each time, and the best of each
+//   upload-file [megabytes=1024]                body(fileAt:) of a file that size to a server in a child process
+//                                               (`discard`, which counts the bytes and throws them away)
 //   cookie-flood [fields=10000]                 one response with that many Set-Cookie fields, then one more
 //                                               request: what the client's cookie jar kept and sent
 
@@ -95,6 +100,29 @@ func argument(_ index: Int, default value: Int) -> Int {
 
 func argument(_ index: Int, default value: Double) -> Double {
     CommandLine.arguments.count > index ? Double(CommandLine.arguments[index]) ?? value : value
+}
+
+/// Runs this executable again with `scenario`, a server that prints its URL and serves until its standard input
+/// closes, so that only the client counts in this process's figures.
+/// - Returns: The process, the pipe whose closing stops it, and its URL.
+func startServerProcess(_ scenario: String) throws -> (Process, Pipe, URL) {
+    let serve = Process()
+    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    serve.arguments = [scenario]
+    let serverOutput = Pipe()
+    let serverInput = Pipe()
+    serve.standardOutput = serverOutput
+    serve.standardInput = serverInput
+    try serve.run()
+    var line = Data()
+    while !line.contains(0x0A) {
+        let chunk = serverOutput.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        line.append(chunk)
+    }
+    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
+    guard let printed, let serverURL = URL(string: String(printed)) else { fail("no URL from the server process") }
+    return (serve, serverInput, serverURL)
 }
 
 let server = try MockServer()
@@ -209,22 +237,7 @@ case "serve":
 case "sequential", "sequential-raw":
     let count = argument(2, default: 100_000)
     let timeout = argument(3, default: 60.0)
-    let serve = Process()
-    serve.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    serve.arguments = ["serve"]
-    let serverOutput = Pipe()
-    let serverInput = Pipe()
-    serve.standardOutput = serverOutput
-    serve.standardInput = serverInput
-    try serve.run()
-    var line = Data()
-    while !line.contains(0x0A) {
-        let chunk = serverOutput.fileHandleForReading.availableData
-        guard !chunk.isEmpty else { break }
-        line.append(chunk)
-    }
-    let printed = String(decoding: line, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("http") }
-    guard let printed, let serverURL = URL(string: String(printed)) else { fail("no URL from the server process") }
+    let (serve, serverInput, serverURL) = try startServerProcess("serve")
     let api = client(serverURL, timeout: timeout)
     // sequential-raw: the same requests on a plain ephemeral URLSession, for what FoundationNetworking itself keeps.
     let raw = URLSession(configuration: .ephemeral)
@@ -303,6 +316,98 @@ case "headers":
     report("conversions", "\(count), \(total) fields")
     report("time per conversion", String(format: "%.2f µs", elapsed / Double(max(1, count)) * 1e6))
 
+case "download-file":
+    let mebibytes = argument(2, default: 1024)
+    let rounds = max(1, argument(3, default: 3))
+    let chunk = Data(repeating: 0x61, count: 1024 * 1024)
+    server.route { _ in MockResponse(body: chunk, faults: [.repeatBody(mebibytes)]) }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let api = client(server, limit: .max, timeout: 3600)
+    let raw = URLSession(configuration: .ephemeral)
+    let file = directory.appendingPathComponent("body.bin")
+    let expected = mebibytes * 1024 * 1024
+    func size() -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)??.intValue ?? -1
+    }
+    var libraryTimes: [TimeInterval] = []
+    var rawTimes: [TimeInterval] = []
+    // The library first, alternating with a raw URLSession download task (which writes the body to a file of its
+    // own), so that the peak is the library's own and a busy moment of the machine hits both alike.
+    for round in 1...rounds {
+        memory("round \(round), before the download")
+        let before = status("VmHWM")
+        let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+            try await api.get("/download").download(to: file)
+        }
+        if round == 1 { report("peak above the start of the first download", megabytes(status("VmHWM") - before)) }
+        report(
+            "round \(round), library",
+            String(format: "%@, %.2f s, %.0f MB/s, %d bytes", outcome, elapsed, Double(mebibytes) / elapsed, size()))
+        libraryTimes.append(elapsed)
+        try? FileManager.default.removeItem(at: file)
+        let rawStart = Date()
+        let moved: Bool = await withCheckedContinuation { continuation in
+            raw.downloadTask(with: server.url("/download")) { location, _, _ in
+                guard let location else { return continuation.resume(returning: false) }
+                continuation.resume(returning: (try? FileManager.default.moveItem(at: location, to: file)) != nil)
+            }.resume()
+        }
+        let rawElapsed = Date().timeIntervalSince(rawStart)
+        report(
+            "round \(round), raw URLSession download task",
+            String(
+                format: "%.2f s, %.0f MB/s, %d bytes%@", rawElapsed, Double(mebibytes) / rawElapsed, size(),
+                moved ? "" : " (failed)"))
+        rawTimes.append(rawElapsed)
+        try? FileManager.default.removeItem(at: file)
+    }
+    let best = (libraryTimes.min() ?? 0, rawTimes.min() ?? 0)
+    report("expected size", "\(expected) bytes")
+    report("best library / best raw time", String(format: "%.2f s / %.2f s = %.2f", best.0, best.1, best.0 / best.1))
+    api.close()
+    raw.invalidateAndCancel()
+
+case "discard":
+    // The server of `upload-file`, in a process of its own: reads one request at a time, counts its body and throws
+    // it away, answers with the count. Prints its URL, then serves until its standard input closes.
+    let discard = try DiscardServer()
+    print("http://127.0.0.1:\(discard.port)")
+    fflush(nil)
+    discard.start()
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    exit(0)
+
+case "upload-file":
+    let mebibytes = argument(2, default: 1024)
+    let (serve, serverInput, serverURL) = try startServerProcess("discard")
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("probe-upload-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard FileManager.default.createFile(atPath: file.path, contents: nil),
+        let output = try? FileHandle(forWritingTo: file)
+    else { fail("cannot create \(file.path)") }
+    let piece = Data(repeating: 0x62, count: 1024 * 1024)
+    for _ in 0..<mebibytes { try output.write(contentsOf: piece) }
+    try output.close()
+    let api = client(serverURL, timeout: 3600)
+    memory("before the upload")
+    let before = status("VmHWM")
+    let received = Locked("")
+    let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in
+        let response = try await api.put("/upload").body(fileAt: file).response()
+        received.set(response.string ?? "")
+        return response
+    }
+    memory("after the upload")
+    report("outcome", outcome)
+    report("bytes the server received", "\(received.current) (file: \(mebibytes * 1024 * 1024))")
+    report("peak above the start of the upload", megabytes(status("VmHWM") - before))
+    report("library", String(format: "%.2f s, %.0f MB/s", elapsed, Double(mebibytes) / elapsed))
+    api.close()
+    try serverInput.fileHandleForWriting.close()
+    serve.waitUntilExit()
+
 case "cookie-flood":
     let count = argument(2, default: 10_000)
     // Short fields: libcurl refuses a response whose header lines pass 300 KB in all.
@@ -325,7 +430,7 @@ case "cookie-flood":
 default:
     print(
         "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers"
-            + "|cookie-flood")
+            + "|cookie-flood|download-file|upload-file")
 }
 
 report("peak RSS above the start", megabytes(status("VmHWM") - baseline))

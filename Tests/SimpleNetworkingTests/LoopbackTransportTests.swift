@@ -448,6 +448,8 @@ extension SimpleNetworkingError {
         case .responseTooLarge: "responseTooLarge"
         case .redirectRefused: "redirectRefused"
         case .tooManyRedirects: "tooManyRedirects"
+        case .fileFailed: "fileFailed"
+        case .streamBufferFull: "streamBufferFull"
         }
     }
 }

@@ -129,7 +129,18 @@ extension SimpleNetworking {
                     + "it; put the data in the query, or use POST")
         }
         var body: Data?
+        var bodyFile: URL?
         switch parts.body {
+        case .file(let file, let contentType):
+            guard FileManager.default.isReadableFile(atPath: file.path) else {
+                throw .invalidRequest(reason: "the body file \(file.lastPathComponent) cannot be read")
+            }
+            bodyFile = file
+            if let contentType, !headers.contains("Content-Type") { headers["Content-Type"] = contentType.rawValue }
+        case .multipart(let form):
+            let (data, contentType) = try form.encodedInMemory()
+            body = data
+            headers["Content-Type"] = contentType.rawValue
         case .data(let data, let contentType):
             body = data
             if let contentType, !headers.contains("Content-Type") { headers["Content-Type"] = contentType.rawValue }
@@ -144,7 +155,7 @@ extension SimpleNetworking {
             break
         }
         try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)
-        return HTTPRequest(method: parts.method, url: url, headers: headers, body: body)
+        return HTTPRequest(method: parts.method, url: url, headers: headers, body: body, bodyFile: bodyFile)
     }
 
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {

@@ -14,10 +14,17 @@ extension SimpleNetworking {
     ///
     /// Each hop goes through the transport with what is left of the attempt's timeout, and the body-size limit
     /// applies to every hop. Every step is reported to the event handler, with URLs redacted.
-    func perform(_ request: HTTPRequest, for parts: SimpleRequest.Parts) async throws(SimpleNetworkingError)
-        -> SimpleResponse
-    {
-        let options = transportOptions(for: parts)
+    ///
+    /// With a `destination` (a download, a response stream), a progress handler or a body file, each hop goes
+    /// through ``HTTPTransport/send(_:options:transfer:)``: the body of a 2xx goes to `destination` as it arrives,
+    /// with no size limit unless the request sets one, and other bodies to memory as usual.
+    func perform(
+        _ request: HTTPRequest, for parts: SimpleRequest.Parts, destination: (any ResponseDestination)? = nil
+    ) async throws(SimpleNetworkingError) -> SimpleResponse {
+        var options = transportOptions(for: parts)
+        let memoryLimit = options.maximumResponseBodySize
+        if destination != nil { options.maximumResponseBodySize = parts.safety.maximumResponseBodySize ?? .max }
+        let streams = destination != nil || parts.progress != nil || request.bodyFile != nil
         let requestID = parts.safety.requestID
         let deadline = Date().addingTimeInterval(options.timeout)
         let policy = parts.safety.redirectPolicy ?? configuration.redirectPolicy
@@ -31,7 +38,14 @@ extension SimpleNetworking {
                 guard hopOptions.timeout > 0 else { throw .transportFailed(TransportFailure(URLError(.timedOut))) }
                 // The redirect rules work on the request before its jar cookies: each hop gets the jar's own.
                 let sent = finalizeHop(current, requestID: requestID)
-                response = try await transport.send(sent, options: hopOptions)
+                if streams {
+                    let hop = HopReceiver(
+                        destination: destination, memoryLimit: memoryLimit, progress: parts.progress,
+                        queue: configuration.handlerQueue)
+                    response = hop.finish(try await transport.send(sent, options: hopOptions, transfer: hop.transfer))
+                } else {
+                    response = try await transport.send(sent, options: hopOptions)
+                }
                 try receiveHop(response, for: sent, options: options, requestID: requestID)
             } catch {
                 // The platform error of a transport failure keeps the URL with its secrets: see `redact(_:)`.

@@ -44,6 +44,13 @@ public enum SimpleNetworkingError: Error, Sendable {
     case authenticationFailed(reason: String, underlying: (any Error)?)
     /// The overall deadline passed before the request could complete, across all its attempts.
     case deadlineExceeded(seconds: TimeInterval, attempts: [RequestAttempt])
+    /// A download's file could not be created, written or moved into place; `reason` names the file (not its
+    /// directory) and what failed. Nothing is left at the destination.
+    case fileFailed(reason: String)
+    /// The reader of a response stream fell more than `limit` bytes behind the network, so the transfer was stopped:
+    /// URLSession on Linux cannot pause a transfer, and the library does not hold more than `limit` in memory. Read
+    /// faster, or pass a larger buffer.
+    case streamBufferFull(limit: Int)
 
     /// The response involved, when one arrived.
     public var response: SimpleResponse? {
@@ -55,7 +62,7 @@ public enum SimpleNetworkingError: Error, Sendable {
         case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress, .authenticationFailed,
             .deadlineExceeded:
             return nil
-        case .responseTooLarge, .redirectRefused, .tooManyRedirects:
+        case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull:
             return nil
         }
     }
@@ -131,6 +138,11 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "Re-authentication failed: \(reason)."
         case .deadlineExceeded(let seconds, let attempts):
             return "The request did not complete within its \(seconds) s deadline (\(attempts.count) attempts)."
+        case .fileFailed(let reason):
+            return "The download's file failed: \(reason)."
+        case .streamBufferFull(let limit):
+            return "The response stream's reader fell more than \(limit) bytes behind the network, so the transfer "
+                + "was stopped; read faster, or pass a larger bufferSize."
         }
     }
 
@@ -174,6 +186,8 @@ extension SimpleNetworkingError: CustomReflectable {
         case .tooManyRedirects: "tooManyRedirects"
         case .authenticationFailed: "authenticationFailed"
         case .deadlineExceeded: "deadlineExceeded"
+        case .fileFailed: "fileFailed"
+        case .streamBufferFull: "streamBufferFull"
         }
     }
 }

@@ -210,7 +210,18 @@ extension SimpleRequest {
             clippedDeadline = deadline(on: client)
         }
         let request: HTTPRequest
+        // A form with large files is written to a temporary file for this attempt, removed when it ends.
+        var formFile: URL?
+        defer { if let formFile { try? FileManager.default.removeItem(at: formFile) } }
         do throws(SimpleNetworkingError) {
+            if case .multipart(let form) = parts.body, form.streamsFromDisk {
+                let (file, contentType) = try await Self.offload { () throws(SimpleNetworkingError) in
+                    try form.encodedToFile()
+                }
+                formFile = file
+                parts.body = .file(file, nil)
+                parts.headers["Content-Type"] = contentType.rawValue
+            }
             request = try client.makeHTTPRequest(for: parts)
         } catch {
             return (.failure(error), nil)
@@ -218,16 +229,46 @@ extension SimpleRequest {
         record.attempts += 1
         record.credentialEpoch = epoch
         publish(record)
+        let destination = parts.receiving.map(makeDestination)
         var outcome: Outcome
         do throws(SimpleNetworkingError) {
-            outcome = .success(try await client.perform(request, for: parts))
+            outcome = .success(try await client.perform(request, for: parts, destination: destination))
         } catch {
             outcome = .failure(error)
         }
+        if let file = destination as? FileDestination { outcome = file.settle(outcome) }
         if let clippedDeadline, case .failure(let error) = outcome, error.isTimeout {
             outcome = .failure(.deadlineExceeded(seconds: clippedDeadline, attempts: []))
         }
         return (outcome, request)
+    }
+
+    /// Runs blocking file work on a queue of its own, never on a thread of Swift's cooperative pool.
+    private static func offload<Value: Sendable>(
+        _ work: @escaping @Sendable () throws(SimpleNetworkingError) -> Value
+    ) async throws(SimpleNetworkingError) -> Value {
+        let result = await withCheckedContinuation { continuation in
+            files.async {
+                do throws(SimpleNetworkingError) {
+                    continuation.resume(returning: Result<Value, SimpleNetworkingError>.success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// The queue of ``offload(_:)``.
+    private static let files = DispatchQueue(label: "SimpleNetworking.files")
+
+    /// Where one attempt's 2xx body goes: a fresh temporary file for each attempt of a download, the execution's one
+    /// buffer for a stream.
+    private func makeDestination(_ receiving: Receiving) -> any ResponseDestination {
+        switch receiving {
+        case .file(let url): return FileDestination(url)
+        case .stream(let stream): return stream
+        }
     }
 
     /// Ends the execution without a response for the handlers (cancelled, past the deadline, a failed wait, the

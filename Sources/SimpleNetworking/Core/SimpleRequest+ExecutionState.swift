@@ -169,6 +169,7 @@ extension SimpleRequest.State {
         }
         self.record = record
         self.live = nil
+        progress?.finishUpdates()
     }
 }
 

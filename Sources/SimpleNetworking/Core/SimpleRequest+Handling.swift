@@ -143,6 +143,12 @@ extension SimpleRequest {
         }
     }
 
+    /// Whether some of a response stream's body has been accepted for its reader: a retry would send it again.
+    private var hasStreamedBody: Bool {
+        guard case .stream(let stream) = state.withLock({ $0.receiving }) else { return false }
+        return stream.hasStarted
+    }
+
     /// Asks the retry policy, the deadline and the retry budget, in that order; the budget token is taken last, so
     /// nothing after it can refuse the retry.
     private func policyRetry(
@@ -152,7 +158,7 @@ extension SimpleRequest {
         let policy = handlers.retryPolicy ?? configuration.retryPolicy
         let now = configuration.clock.now()
         let record = context.record
-        guard !handlers.cancelled, state.withLock({ $0.live?.requestedRetry == nil }),
+        guard !handlers.cancelled, state.withLock({ $0.live?.requestedRetry == nil }), !hasStreamedBody,
             let delay = policy.retryDelay(
                 afterAttempt: record.attempts, method: handlers.method, headers: handlers.headers,
                 outcome: outcome, now: now, random: configuration.random.next())

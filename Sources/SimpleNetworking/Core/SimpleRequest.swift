@@ -180,6 +180,10 @@ extension SimpleRequest {
     enum Body: Sendable {
         case data(Data, MediaType?)
         case json(any Encodable & Sendable)
+        /// A file, streamed from disk as it is sent.
+        case file(URL, MediaType?)
+        /// A multipart form, encoded for each attempt.
+        case multipart(MultipartFormData)
         /// A body that could not be encoded when it was set; the request fails with `invalidRequest(reason:)` and
         /// nothing is sent.
         case unusable(reason: String)
@@ -232,6 +236,10 @@ extension SimpleRequest {
         var deadline: TimeInterval?
         /// Statuses ``SimpleNetworking/reauthenticate(_:on:)`` has installed a handler for.
         var reauthenticationStatuses: Set<Int> = []
+        /// Reports upload and download progress, once a handler or a sequence asked for it.
+        var progress: ProgressReporter?
+        /// Where the body of a 2xx response goes instead of memory, for a download or a response stream.
+        var receiving: Receiving?
 
         init(method: HTTPMethod, target: Target) {
             self.method = method
@@ -249,6 +257,16 @@ extension SimpleRequest {
         var body: Body?
         var timeout: TimeInterval?
         var safety = SafetySettings()
+        var progress: ProgressReporter?
+        var receiving: Receiving?
+    }
+
+    /// Where the body of a 2xx response goes instead of memory.
+    enum Receiving: Sendable {
+        /// To a file, through a temporary file in the same directory (``SimpleRequest/download(to:)``).
+        case file(URL)
+        /// To a response stream (``SimpleRequest/chunks(bufferSize:)``).
+        case stream(ResponseStream)
     }
 }
 
@@ -257,6 +275,6 @@ extension SimpleRequest.State {
     func parts(timeout: TimeInterval?) -> SimpleRequest.Parts {
         SimpleRequest.Parts(
             method: method, target: target, queryItems: queryItems, buildProblem: buildProblem, headers: headers,
-            body: body, timeout: timeout, safety: safety)
+            body: body, timeout: timeout, safety: safety, progress: progress, receiving: receiving)
     }
 }

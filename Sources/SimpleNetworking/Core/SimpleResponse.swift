@@ -12,6 +12,8 @@ public struct SimpleResponse: Sendable {
     public let url: URL?
     /// Every attempt of the execution that produced this response, this one last.
     public internal(set) var attempts: [RequestAttempt] = []
+    /// The file the body was written to, for a response of ``SimpleRequest/download(to:)``; `nil` otherwise.
+    public internal(set) var fileURL: URL?
 
     /// Creates a response, for transports and test doubles.
     /// - Parameters:

@@ -27,7 +27,11 @@ extension SimpleRequest {
     public func cURLDescription(on client: SimpleNetworking, redactingSecrets: Bool = true)
         throws(SimpleNetworkingError) -> String
     {
-        let parts = state.withLock { $0.parts(timeout: $0.timeout) }
+        var parts = state.withLock { $0.parts(timeout: $0.timeout) }
+        if case .multipart(let form) = parts.body, form.streamsFromDisk {
+            // Not read here: a form with large files is only written out when it is sent.
+            parts.body = .data(Data("<multipart/form-data with large files>".utf8), "multipart/form-data")
+        }
         let request = try client.makeHTTPRequest(for: parts)
         return CURLCommand(request: request, redacting: redactingSecrets ? client.sensitiveData : nil).text
     }
@@ -54,7 +58,9 @@ struct CURLCommand {
             let shown = redacting?.isSensitive(header: name) == true ? SensitiveData.placeholder : value
             lines.append("-H " + Self.quote(name + ": " + shown))
         }
-        if let body = request.body, !body.isEmpty {
+        if let file = request.bodyFile {
+            lines.append("--data-binary " + Self.quote("@" + file.path))
+        } else if let body = request.body, !body.isEmpty {
             lines.append("--data-binary " + Self.quote(bodyText(body)))
         }
         return lines.joined(separator: " \\\n  ")

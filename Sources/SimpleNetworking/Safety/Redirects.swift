@@ -82,6 +82,7 @@ struct RedirectChain {
         next.method = method
         if method != request.method {
             next.body = nil
+            next.bodyFile = nil
             for name in Self.bodyHeaders { next.headers.remove(name: name) }
         }
         // A caller's Host (Configuration.allowsHostHeader) names the server it was set for, not the next one.

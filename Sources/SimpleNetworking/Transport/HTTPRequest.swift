@@ -14,6 +14,9 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The body, or `nil` for none.
     public var body: Data?
+    /// A file whose bytes are the body, read as they are sent rather than loaded into memory; used instead of
+    /// ``body`` when set, and only by ``HTTPTransport/send(_:options:transfer:)``. Default: `nil`.
+    public var bodyFile: URL?
 
     /// Creates a request.
     /// - Parameters:
@@ -21,10 +24,12 @@ public struct HTTPRequest: Sendable, Hashable {
     ///   - url: The absolute URL.
     ///   - headers: The header fields. Default: none.
     ///   - body: The body. Default: none.
-    public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil) {
+    ///   - bodyFile: A file to send as the body instead, streamed from disk. Default: none.
+    public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil, bodyFile: URL? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.bodyFile = bodyFile
     }
 }

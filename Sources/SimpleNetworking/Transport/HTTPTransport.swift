@@ -26,6 +26,21 @@ public protocol HTTPTransport: Sendable {
     ///   ``SimpleNetworkingError/cancelled``.
     func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse
 
+    /// Sends `request` and streams its response body to `transfer` as it arrives, for downloads, response streams,
+    /// uploads from a file and progress.
+    ///
+    /// The request body is ``HTTPRequest/body``, or the file at ``HTTPRequest/bodyFile``, read as it is sent. The
+    /// body-size limit counts the bytes given to `transfer`. A transport that does not stream need not implement
+    /// this: the default sends with ``send(_:options:)``, the whole body in memory, and then hands it over.
+    /// - Parameters:
+    ///   - request: The request, already validated, with every header merged in.
+    ///   - options: Limits for this attempt.
+    ///   - transfer: Receives the response's head and body, and hears of the request body's progress.
+    /// - Returns: The response, whatever its status, with an empty body: the body went to `transfer`.
+    /// - Throws: What ``send(_:options:)`` throws, and any error `transfer` throws.
+    func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+
     /// Stops the transport: requests in flight are cancelled and no new ones can be sent.
     func close()
 }

@@ -33,6 +33,12 @@ package final class PendingTask: @unchecked Sendable {
     let maximumBodySize: Int
     var response: HTTPURLResponse?
     var body = Data()
+    /// Where the body goes as it arrives instead of ``body`` (see ``HTTPTransfer``), once its head has been given.
+    let transfer: HTTPTransfer?
+    /// Whether ``transfer`` has had the response's head; until then the body is kept in ``body``.
+    var headDelivered = false
+    /// The body bytes received so far, for the size limit.
+    var received = 0
     /// The 401 or 407 of an authentication challenge the library declined (Linux only, see `didReceive challenge`).
     var declinedChallenge: HTTPURLResponse?
 
@@ -40,8 +46,22 @@ package final class PendingTask: @unchecked Sendable {
     /// threads as cores, and code elsewhere that blocks them must not delay a timeout. Handlers never block.
     private static let deadlines = DispatchQueue(label: "SimpleNetworking.deadlines")
 
-    package init(maximumBodySize: Int = .max) {
+    package init(maximumBodySize: Int = .max, transfer: HTTPTransfer? = nil) {
         self.maximumBodySize = maximumBodySize
+        self.transfer = transfer
+    }
+
+    /// Gives ``transfer`` the response's head, and the body kept so far, unless it has had them.
+    func deliverHead() throws(SimpleNetworkingError) {
+        guard let transfer, !headDelivered, let response else { return }
+        headDelivered = true
+        try transfer.receive(
+            head: SimpleResponse(statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url))
+        if !body.isEmpty {
+            let kept = body
+            body = Data()
+            try transfer.receive(kept)
+        }
     }
 
     /// Waits until the attempt ends and returns how.
@@ -230,6 +250,12 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
             return completionHandler(.cancel)
         }
+        do throws(SimpleNetworkingError) {
+            try pending.deliverHead()
+        } catch {
+            stop(pending, with: error)
+            return completionHandler(.cancel)
+        }
         completionHandler(.allow)
     }
 
@@ -238,10 +264,26 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         // Counted on decoded bytes: both platforms decompress before this call (on Linux every encoding libcurl
         // knows, with no limit of its own; see "URLSession on Linux" in the documentation), so the caller of a
         // compression bomb gets its error within one chunk of the limit; libcurl stops when its current pass ends.
-        guard data.count <= pending.maximumBodySize - pending.body.count else {
+        guard data.count <= pending.maximumBodySize - pending.received else {
             return stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
         }
-        pending.body.append(data)
+        pending.received += data.count
+        guard let transfer = pending.transfer, pending.headDelivered else { return pending.body.append(data) }
+        // Written as it arrives (to a file, a stream's buffer): FoundationNetworking cannot pause a transfer, so
+        // bounded memory means nothing piles up here (README, "Large transfers").
+        do throws(SimpleNetworkingError) {
+            try transfer.receive(data)
+        } catch {
+            stop(pending, with: error)
+        }
+    }
+
+    package func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard let pending = pending(for: task), !pending.hasEnded else { return }
+        pending.transfer?.didSend(totalBytesSent, of: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
 
     package func urlSession(
@@ -313,6 +355,17 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         }
         guard let response = pending.response else {
             return .failure(.transportFailed(TransportFailure(URLError(.badServerResponse))))
+        }
+        if pending.transfer != nil {
+            // A declined challenge's 401 and a 3xx without a usable Location never went through `didReceive
+            // response`: their head, and the body kept meanwhile, go to the transfer now.
+            do throws(SimpleNetworkingError) {
+                try pending.deliverHead()
+            } catch {
+                return .failure(error)
+            }
+            return .success(
+                SimpleResponse(statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url))
         }
         return .success(
             SimpleResponse(

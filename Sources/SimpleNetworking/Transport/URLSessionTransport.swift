@@ -71,8 +71,26 @@ package final class URLSessionTransport: HTTPTransport {
     package func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
         -> SimpleResponse
     {
+        try await run(request, options: options, transfer: nil)
+    }
+
+    /// Streams in both directions on the library's own session: the response body goes to `transfer` from the
+    /// delegate as it arrives, and a body file is sent with an upload task, which reads it from disk as it goes. On
+    /// Linux that is what streams: FoundationNetworking sends an empty body for `httpBodyStream` (see "URLSession on
+    /// Linux" in the documentation). A session the caller made gets the default, in memory.
+    package func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+    {
+        guard ownsSession else { return try await sendBuffered(request, options: options, transfer: transfer) }
+        return try await run(request, options: options, transfer: transfer)
+    }
+
+    private func run(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer?)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+    {
+        let bodyFile = request.bodyFile
         let request = Self.urlRequest(for: request, timeout: options.timeout)
-        let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize)
+        let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize, transfer: transfer)
         pending.startDeadline(after: options.timeout) { [weak pending, delegate] in
             guard let pending else { return }
             delegate.stop(pending, with: .transportFailed(TransportFailure(URLError(.timedOut))))
@@ -82,6 +100,7 @@ package final class URLSessionTransport: HTTPTransport {
         // the few of Swift's cooperative pool.
         delegate.control.async { [self] in
             delegate.start(pending) { () -> URLSessionDataTask in
+                if ownsSession, let bodyFile { return session.uploadTask(with: request, fromFile: bodyFile) }
                 guard !ownsSession else { return session.dataTask(with: request) }
                 return session.dataTask(with: request) { [delegate] data, response, error in
                     delegate.complete(pending, request: request, response: response, data: data ?? Data(), error: error)

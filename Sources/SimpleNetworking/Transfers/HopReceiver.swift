@@ -1,0 +1,110 @@
+import Foundation
+
+/// Where the body of a 2xx response goes instead of memory: a file being downloaded, or a response stream.
+protocol ResponseDestination: AnyObject, Sendable {
+    /// The head of a 2xx response arrived: the body that follows is for this destination.
+    func begin(_ head: SimpleResponse) throws(SimpleNetworkingError)
+    /// The next piece of that body.
+    func write(_ bytes: Data) throws(SimpleNetworkingError)
+}
+
+/// What one hop of a transfer does with what the transport hands it: the body of a 2xx response to the destination
+/// (or to memory without one), every other body to memory under the usual size limit, so that redirects and the
+/// handlers of a 401 or a 500 see it as always; and progress on the way.
+final class HopReceiver: Sendable {
+    private struct State {
+        var head: SimpleResponse?
+        var toDestination = false
+        var memory = Data()
+        var received: Int64 = 0
+        var expected: Int64?
+        var uploadStarted = false
+    }
+
+    private let state = Locked(State())
+    private let destination: (any ResponseDestination)?
+    /// The largest body kept in memory.
+    private let memoryLimit: Int
+    private let progress: ProgressReporter?
+    private let queue: HandlerQueue
+
+    init(destination: (any ResponseDestination)?, memoryLimit: Int, progress: ProgressReporter?, queue: HandlerQueue) {
+        self.destination = destination
+        self.memoryLimit = memoryLimit
+        self.progress = progress
+        self.queue = queue
+    }
+
+    /// The callbacks the transport calls.
+    var transfer: HTTPTransfer {
+        HTTPTransfer(
+            head: { head throws(SimpleNetworkingError) in try self.begin(head) },
+            body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) },
+            sent: { sent, expected in self.sent(sent, of: expected) })
+    }
+
+    private func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
+        let expected = head.isSuccess ? Self.expectedLength(of: head) : nil
+        let toDestination = head.isSuccess && destination != nil
+        state.withLock { state in
+            state = State(head: head, toDestination: toDestination, expected: expected)
+        }
+        if toDestination { try destination?.begin(head) }
+        if head.isSuccess {
+            progress?.report(
+                TransferProgress(direction: .download, bytesCompleted: 0, bytesExpected: expected), on: queue,
+                first: true)
+        }
+    }
+
+    private func write(_ bytes: Data) throws(SimpleNetworkingError) {
+        let step = state.withLock { state -> (toDestination: Bool, progress: TransferProgress?)? in
+            if !state.toDestination {
+                guard bytes.count <= memoryLimit - state.memory.count else { return nil }
+                state.memory.append(bytes)
+            }
+            state.received += Int64(bytes.count)
+            let progress = TransferProgress(
+                direction: .download, bytesCompleted: state.received, bytesExpected: state.expected)
+            return (state.toDestination, state.head?.isSuccess == true ? progress : nil)
+        }
+        guard let (toDestination, current) = step else { throw .responseTooLarge(limit: memoryLimit) }
+        if toDestination { try destination?.write(bytes) }
+        if let current { progress?.report(current, on: queue) }
+    }
+
+    private func sent(_ bytes: Int64, of expected: Int64?) {
+        guard let progress else { return }
+        let first = state.withLock { state in
+            defer { state.uploadStarted = true }
+            return !state.uploadStarted
+        }
+        progress.report(
+            TransferProgress(direction: .upload, bytesCompleted: bytes, bytesExpected: expected), on: queue,
+            first: first, last: bytes == expected)
+    }
+
+    /// The hop's response as the transport returned it, with the body kept in memory, and the last progress value
+    /// of a complete 2xx body: its total, now known.
+    func finish(_ response: SimpleResponse) -> SimpleResponse {
+        let (memory, received) = state.withLock { ($0.memory, $0.received) }
+        if response.isSuccess {
+            progress?.report(
+                TransferProgress(direction: .download, bytesCompleted: received, bytesExpected: received), on: queue,
+                last: true)
+        }
+        guard !memory.isEmpty else { return response }
+        var whole = SimpleResponse(
+            statusCode: response.statusCode, headers: response.headers, body: memory, url: response.url)
+        whole.attempts = response.attempts
+        return whole
+    }
+
+    /// The decoded length a response declares: its `Content-Length`, unless a content coding makes the decoded size
+    /// unknown.
+    private static func expectedLength(of head: SimpleResponse) -> Int64? {
+        let coding = head.headers["Content-Encoding"]?.lowercased() ?? "identity"
+        guard coding == "identity" || coding.isEmpty, let length = head.headers["Content-Length"] else { return nil }
+        return Int64(length.trimmingCharacters(in: .whitespaces))
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+
+extension SimpleRequest {
+    /// The default buffer of a response stream: 8 MiB.
+    public static let defaultStreamBufferSize = 8 * 1024 * 1024
+
+    /// The body of the request's 2xx response as pieces of `Data`, as they arrive.
+    ///
+    /// The request runs when the iteration starts, on the client it is bound to, through the handlers, redirects and
+    /// re-authentication as usual; the body of a non-2xx response goes to the error handlers, and the sequence
+    /// throws their error. The size limit is off unless ``maximumResponseBodySize(_:)`` sets one. Stopping the
+    /// iteration early (leaving the loop, cancelling its task) cancels the request. Once some of the body has
+    /// arrived, the retry policy no longer retries: a retry would send its start again (so would a ``retry()`` from a
+    /// handler).
+    ///
+    /// URLSession on Linux cannot pause a transfer, so a reader that falls more than `bufferSize` bytes behind the
+    /// network stops the transfer with ``SimpleNetworkingError/streamBufferFull(limit:)``.
+    /// - Parameter bufferSize: The most bytes held for a slow reader. Default: ``defaultStreamBufferSize`` (8 MiB).
+    /// - Returns: The pieces of the body, in order.
+    public func chunks(bufferSize: Int = defaultStreamBufferSize) -> ResponseChunks {
+        ResponseChunks(request: self, bufferSize: max(1, bufferSize))
+    }
+
+    /// The body of the request's 2xx response, byte by byte, as it arrives; see ``chunks(bufferSize:)``.
+    /// - Parameter bufferSize: The most bytes held for a slow reader. Default: ``defaultStreamBufferSize`` (8 MiB).
+    /// - Returns: The bytes of the body, in order.
+    public func bytes(bufferSize: Int = defaultStreamBufferSize) -> ResponseBytes {
+        ResponseBytes(chunks: chunks(bufferSize: bufferSize))
+    }
+
+    /// The body of the request's 2xx response as lines of UTF-8 text, as they arrive, for server-sent events and
+    /// newline-delimited JSON; see ``chunks(bufferSize:)``.
+    ///
+    /// Lines end at LF; a CR before it is dropped, and so is the LF. A last line without a line break is returned
+    /// too; invalid UTF-8 is replaced with U+FFFD.
+    ///
+    /// ```swift
+    /// for try await line in api.get("/events").lines() {
+    ///     print(line)
+    /// }
+    /// ```
+    /// - Parameter bufferSize: The most bytes held for a slow reader. Default: ``defaultStreamBufferSize`` (8 MiB).
+    /// - Returns: The lines of the body, in order, without their line breaks.
+    public func lines(bufferSize: Int = defaultStreamBufferSize) -> ResponseLines {
+        ResponseLines(chunks: chunks(bufferSize: bufferSize))
+    }
+}
+
+/// The body of a response as pieces of `Data`, as they arrive: ``SimpleRequest/chunks(bufferSize:)``.
+public struct ResponseChunks: AsyncSequence, Sendable {
+    /// A piece of the body.
+    public typealias Element = Data
+    /// What iterating can throw.
+    public typealias Failure = SimpleNetworkingError
+
+    let request: SimpleRequest
+    let bufferSize: Int
+
+    /// Starts nothing yet: the request runs when the first piece is asked for.
+    /// - Returns: An iterator over the pieces of the body.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(reader: StreamReader(request: request, bufferSize: bufferSize))
+    }
+
+    /// Reads the pieces of the body.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        /// What iterating can throw.
+        public typealias Failure = SimpleNetworkingError
+
+        let reader: StreamReader
+
+        /// The next piece of the body, waiting for it to arrive.
+        /// - Returns: The piece, or `nil` once the whole body has been read.
+        /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response()`` describes, and
+        ///   ``SimpleNetworkingError/streamBufferFull(limit:)``.
+        public mutating func next() async throws(SimpleNetworkingError) -> Data? {
+            try await reader.next()
+        }
+    }
+}
+
+/// The body of a response byte by byte, as it arrives: ``SimpleRequest/bytes(bufferSize:)``.
+public struct ResponseBytes: AsyncSequence, Sendable {
+    /// A byte of the body.
+    public typealias Element = UInt8
+    /// What iterating can throw.
+    public typealias Failure = SimpleNetworkingError
+
+    let chunks: ResponseChunks
+
+    /// Starts nothing yet: the request runs when the first byte is asked for.
+    /// - Returns: An iterator over the bytes of the body.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: chunks.makeAsyncIterator())
+    }
+
+    /// Reads the bytes of the body.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        /// What iterating can throw.
+        public typealias Failure = SimpleNetworkingError
+
+        var chunks: ResponseChunks.AsyncIterator
+        var current = Data()
+        var index = 0
+
+        /// The next byte of the body, waiting for it to arrive.
+        /// - Returns: The byte, or `nil` once the whole body has been read.
+        /// - Throws: ``SimpleNetworkingError``, as ``ResponseChunks/AsyncIterator/next()`` describes.
+        public mutating func next() async throws(SimpleNetworkingError) -> UInt8? {
+            while index == current.count {
+                guard let chunk = try await chunks.next() else { return nil }
+                current = chunk
+                index = 0
+            }
+            defer { index += 1 }
+            return current[current.startIndex + index]
+        }
+    }
+}
+
+/// The body of a response as lines of text, as they arrive: ``SimpleRequest/lines(bufferSize:)``.
+public struct ResponseLines: AsyncSequence, Sendable {
+    /// A line, without its line break.
+    public typealias Element = String
+    /// What iterating can throw.
+    public typealias Failure = SimpleNetworkingError
+
+    let chunks: ResponseChunks
+
+    /// Starts nothing yet: the request runs when the first line is asked for.
+    /// - Returns: An iterator over the lines of the body.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: chunks.makeAsyncIterator())
+    }
+
+    /// Reads the lines of the body.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        /// What iterating can throw.
+        public typealias Failure = SimpleNetworkingError
+
+        var chunks: ResponseChunks.AsyncIterator
+        /// Bytes read but not yet returned as a line.
+        var pending: [UInt8] = []
+        /// Where to look for the next LF in `pending`.
+        var searchFrom = 0
+        var ended = false
+
+        /// The next line of the body, waiting for it to arrive.
+        /// - Returns: The line without its line break, or `nil` once the whole body has been read.
+        /// - Throws: ``SimpleNetworkingError``, as ``ResponseChunks/AsyncIterator/next()`` describes.
+        public mutating func next() async throws(SimpleNetworkingError) -> String? {
+            while true {
+                if let newline = pending[searchFrom...].firstIndex(of: 0x0A) {
+                    var line = pending[..<newline]
+                    if line.last == 0x0D { line = line.dropLast() }
+                    let text = String(decoding: line, as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    searchFrom = 0
+                    return text
+                }
+                searchFrom = pending.count
+                if ended {
+                    guard !pending.isEmpty else { return nil }
+                    defer {
+                        pending = []
+                        searchFrom = 0
+                    }
+                    return String(decoding: pending, as: UTF8.self)
+                }
+                if let chunk = try await chunks.next() {
+                    pending.append(contentsOf: chunk)
+                } else {
+                    ended = true
+                }
+            }
+        }
+    }
+}
+
+/// Runs a request for a response stream, once, and cancels it when the reader goes away before the end.
+final class StreamReader: Sendable {
+    private struct State {
+        var stream: ResponseStream?
+        var ended = false
+    }
+
+    private let request: SimpleRequest
+    private let bufferSize: Int
+    private let state = Locked(State())
+
+    init(request: SimpleRequest, bufferSize: Int) {
+        self.request = request
+        self.bufferSize = bufferSize
+    }
+
+    func next() async throws(SimpleNetworkingError) -> Data? {
+        let stream = try start()
+        let result = await withTaskCancellationHandler {
+            await stream.next()
+        } onCancel: { [request] in
+            request.cancel()
+        }
+        if case .success(nil) = result { state.withLock { $0.ended = true } }
+        if case .failure = result { state.withLock { $0.ended = true } }
+        return try result.get()
+    }
+
+    /// The stream of the execution, started on the first call.
+    private func start() throws(SimpleNetworkingError) -> ResponseStream {
+        let (stream, isNew) = state.withLock { state -> (ResponseStream, Bool) in
+            if let stream = state.stream { return (stream, false) }
+            let stream = ResponseStream(capacity: bufferSize)
+            state.stream = stream
+            return (stream, true)
+        }
+        guard isNew else { return stream }
+        guard let client = request.client else {
+            stream.finish(
+                .failure(.invalidRequest(reason: "the request is not bound to a client; bind it with api.get(...)")))
+            return stream
+        }
+        request.state.withLock { $0.receiving = .stream(stream) }
+        guard let execution = request.start(on: client) else {
+            stream.finish(.failure(.requestInProgress))
+            return stream
+        }
+        Task { [request] in
+            stream.finish(await execution.value)
+            // A later run of the request keeps its body in memory again.
+            request.state.withLock { state in
+                if case .stream(let current) = state.receiving, current === stream { state.receiving = nil }
+            }
+        }
+        return stream
+    }
+
+    deinit {
+        let (started, ended) = state.withLock { ($0.stream != nil, $0.ended) }
+        if started, !ended { request.cancel() }
+    }
+}
+
+/// The buffer between a response's body arriving and the reader of its stream: at most `capacity` bytes wait.
+final class ResponseStream: ResponseDestination {
+    private struct State {
+        var chunks: [Data] = []
+        var buffered = 0
+        var end: Result<Void, SimpleNetworkingError>?
+        var reader: CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?
+        /// Some of the body has been accepted for the reader, handed over or buffered.
+        var started = false
+    }
+
+    private let capacity: Int
+    private let state = Locked(State())
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Whether some of the body has been accepted for the reader: a retry would send its start again.
+    var hasStarted: Bool { state.withLock { $0.started } }
+
+    func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {}
+
+    func write(_ bytes: Data) throws(SimpleNetworkingError) {
+        guard !bytes.isEmpty else { return }
+        let outcome = state.withLock {
+            state -> Result<CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?, SimpleNetworkingError> in
+            guard state.end == nil else { return .success(nil) }
+            state.started = true
+            if let reader = state.reader {
+                state.reader = nil
+                return .success(reader)
+            }
+            guard bytes.count <= capacity - state.buffered else { return .failure(.streamBufferFull(limit: capacity)) }
+            state.chunks.append(bytes)
+            state.buffered += bytes.count
+            return .success(nil)
+        }
+        let reader = try outcome.get()
+        reader?.resume(returning: .success(bytes))
+    }
+
+    /// Ends the stream with the execution's outcome, once.
+    func finish(_ outcome: SimpleRequest.Outcome) {
+        let reader = state.withLock { state -> CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>? in
+            guard state.end == nil else { return nil }
+            state.end = outcome.map { _ in () }
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?.resume(returning: outcome.map { _ in nil })
+    }
+
+    /// The next piece of the body, `nil` at its end, or the error the execution ended with.
+    func next() async -> Result<Data?, SimpleNetworkingError> {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Result<Data?, SimpleNetworkingError>? in
+                if !state.chunks.isEmpty {
+                    let chunk = state.chunks.removeFirst()
+                    state.buffered -= chunk.count
+                    return .success(chunk)
+                }
+                if let end = state.end { return end.map { nil } }
+                state.reader = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+}
