@@ -432,26 +432,7 @@ struct LoopbackTiming: Sendable, CustomTestStringConvertible {
 
 extension SimpleNetworkingError {
     /// The case name alone, for comparing in expectations.
-    fileprivate var loopbackKind: String {
-        switch self {
-        case .invalidURL: "invalidURL"
-        case .invalidRequest: "invalidRequest"
-        case .transportFailed: "transportFailed"
-        case .unacceptableStatus: "unacceptableStatus"
-        case .decodingFailed: "decodingFailed"
-        case .cancelled: "cancelled"
-        case .retryLimitExceeded: "retryLimitExceeded"
-        case .stoppedByHandler: "stoppedByHandler"
-        case .requestInProgress: "requestInProgress"
-        case .authenticationFailed: "authenticationFailed"
-        case .deadlineExceeded: "deadlineExceeded"
-        case .responseTooLarge: "responseTooLarge"
-        case .redirectRefused: "redirectRefused"
-        case .tooManyRedirects: "tooManyRedirects"
-        case .fileFailed: "fileFailed"
-        case .streamBufferFull: "streamBufferFull"
-        }
-    }
+    fileprivate var loopbackKind: String { caseName }
 }
 
 extension MockResponse {

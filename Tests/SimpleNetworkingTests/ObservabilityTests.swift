@@ -253,10 +253,3 @@ enum SecretScenario: String, CaseIterable, Sendable, CustomTestStringConvertible
         var id: Int
     }
 }
-
-extension SimpleNetworkingError {
-    /// The name of the case, read from the enum's reflection.
-    fileprivate var caseName: String {
-        Mirror(reflecting: self).children.first?.label ?? String(describing: self)
-    }
-}

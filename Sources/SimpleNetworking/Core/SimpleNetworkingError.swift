@@ -169,8 +169,8 @@ extension SimpleNetworkingError: CustomReflectable {
         Mirror(self, children: [(label: caseName, value: description)], displayStyle: .enum)
     }
 
-    /// The name of the case, for ``customMirror``.
-    private var caseName: String {
+    /// The name of the case, for ``customMirror`` (package-wide, so tests compare cases by name).
+    package var caseName: String {
         switch self {
         case .invalidURL: "invalidURL"
         case .invalidRequest: "invalidRequest"
