@@ -224,7 +224,9 @@ struct MockServerConnectionReader {
     /// Waits for and appends more bytes; returns `false` at end of stream, on error, or on shutdown.
     private mutating func fill() -> Bool {
         while !shouldStop() {
-            switch MockServerSocket.waitReadable(fd, timeoutMilliseconds: MockServerSocket.pollSliceMilliseconds) {
+            switch MockServerSocket.waitReadable(
+                fd, timeoutMilliseconds: MockServerSocket.connectionPollSliceMilliseconds)
+            {
             case .timedOut:
                 continue
             case .failed:

@@ -97,7 +97,7 @@ final class MockServerCore: @unchecked Sendable {
 
     private func acceptLoop() {
         defer { withState { _ in MockServerSocket.close(listenFD) } }
-        let slice = MockServerSocket.pollSliceMilliseconds
+        let slice = MockServerSocket.acceptPollSliceMilliseconds
         while !isShutdown {
             switch MockServerSocket.waitReadable(listenFD, timeoutMilliseconds: slice) {
             case .timedOut:

@@ -15,8 +15,22 @@ enum MockServerSocket {
         case failed
     }
 
-    /// How long a blocking wait lasts before the caller re-checks the shutdown flag, in milliseconds.
-    static let pollSliceMilliseconds: Int32 = 20
+    /// How long a wait on a connection lasts before the caller re-checks the shutdown flag, in milliseconds.
+    ///
+    /// Only a safety net: `shutdown()` calls `shutdown(2)` on every connection, which wakes its `poll` at once on
+    /// every platform. Short slices cost a wake-up per slice per idle thread: with hundreds of servers alive in a
+    /// parallel test run they kept both cores of a small machine busy.
+    static let connectionPollSliceMilliseconds: Int32 = 1000
+
+    /// How long a wait for a new connection lasts before the accept loop re-checks the shutdown flag.
+    ///
+    /// Linux wakes a `poll` on a listening socket when it is shut down, so the slice is only a safety net there;
+    /// Darwin does not, so there it bounds how long ``MockServer/shutdown()`` takes.
+    #if os(Linux)
+        static let acceptPollSliceMilliseconds: Int32 = 1000
+    #else
+        static let acceptPollSliceMilliseconds: Int32 = 20
+    #endif
 
     /// Creates a TCP/IPv4 socket (with `SO_NOSIGPIPE` on Darwin).
     ///

@@ -58,12 +58,12 @@ struct CookieJarTests {
     @Test("A hostile server cannot grow the jar past its limits")
     func limits() throws {
         let jar = CookieJar()
-        jar.receive(setCookie: (0..<10_000).map { "c\($0)=\($0)" }, from: Self.site)
+        jar.receive(setCookie: (0..<1_000).map { "c\($0)=\($0)" }, from: Self.site)
         #expect(jar.cookies.count == jar.maximumCookiesPerDomain)
         #expect(jar.maximumCookiesPerDomain >= 50 && jar.maximumCookies >= 3000)
         // The newest survive; the oldest went first.
-        #expect(jar.cookies.last?.name == "c9999")
-        #expect(jar.cookies.first?.name == "c\(10_000 - jar.maximumCookiesPerDomain)")
+        #expect(jar.cookies.last?.name == "c999")
+        #expect(jar.cookies.first?.name == "c\(1_000 - jar.maximumCookiesPerDomain)")
 
         let big = String(repeating: "v", count: CookieJar.maximumCookieSize)
         jar.receive(setCookie: ["huge=" + big], from: Self.site)
@@ -104,13 +104,13 @@ struct CookieJarTests {
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {
-                    for index in 0..<50 {
+                    for index in 0..<25 {
                         jar.receive(setCookie: ["t\(task)i\(index)=1"], from: Self.site)
                         _ = jar.cookieHeader(for: Self.site)
                     }
                 }
             }
         }
-        #expect(jar.cookies.count == 400)
+        #expect(jar.cookies.count == 200)
     }
 }

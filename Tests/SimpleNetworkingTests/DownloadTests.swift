@@ -22,15 +22,23 @@ final class ScratchDirectory: Sendable {
 
 /// `count` bytes that differ from one position to the next, so that a missing or repeated piece shows.
 func patternedBytes(_ count: Int, seed: UInt8 = 0) -> Data {
-    // One block of a prime length (no chunk or buffer size lines up with it), copied over and over: a loop per byte
-    // over megabytes, in a debug build, held a thread of the small cooperative pool long enough to stall parallel
-    // suites on a busy machine.
-    let period = 65_521
-    let block = (0..<period).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 10 &+ Int(seed)) }
+    // One block of a prime length (no chunk or buffer size lines up with it), made once and copied over and over
+    // from a rotating start: a loop per byte over megabytes, in a debug build, held a thread of the small
+    // cooperative pool long enough to stall parallel suites on a busy machine.
+    let block = patternBlock
+    let start = Int(seed) &* 7_919 % block.count
     var data = Data(capacity: count)
-    while data.count < count { data.append(contentsOf: block.prefix(count - data.count)) }
+    var offset = start
+    while data.count < count {
+        let length = min(block.count - offset, count - data.count)
+        data.append(contentsOf: block[offset..<(offset + length)])
+        offset = 0
+    }
     return data
 }
+
+/// The block ``patternedBytes(_:seed:)`` repeats: 65,521 bytes, a prime length.
+private let patternBlock: [UInt8] = (0..<65_521).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 10) }
 
 @Suite("Downloads to a file")
 struct DownloadTests {
