@@ -99,7 +99,7 @@ struct ResponseStreamTests {
 
         #expect(received > 256 * 1024)
         #expect(
-            await eventually(timeout: 10) { errors.current == ["\(SimpleNetworkingError.cancelled)"] },
+            await eventually { errors.current == ["\(SimpleNetworkingError.cancelled)"] },
             "\(errors.current)")
     }
 

@@ -319,11 +319,13 @@ struct AutomaticRetryTests {
     func deadlineDeclinesLongWait() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.route { _ in MockResponse(status: 503, headers: [("Retry-After", "5")]) }
+        // The deadline also bounds the attempt on the wire, in real time, so it is scaled for a slow run; the wait
+        // asked for stays longer than it.
+        server.route { _ in MockResponse(status: 503, headers: [("Retry-After", "30")]) }
         let virtual = VirtualClock()
         let api = makeClient(for: server) {
             $0.clock = virtual.clock
-            $0.deadline = 3
+            $0.deadline = 3 * timeScale
         }
         defer { api.close() }
         let result = await outcome { try await api.get("/x").response() }

@@ -61,7 +61,12 @@ extension SimpleRequest {
 }
 
 /// Polls `condition` until it holds or `timeout` (scaled by ``timeScale``) passes; returns whether it held.
-func eventually(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+///
+/// The bound only catches a test that would otherwise hang: a condition that holds returns at once, so a loose bound
+/// costs a passing test nothing. It is loose because every test of the suite starts at once: on a busy 2-core machine,
+/// and more under ThreadSanitizer, a loopback request at the start of the run took 5 s of wall time and a test with
+/// three of them 15 s, with nothing wrong but the queue for the cores.
+func eventually(timeout: TimeInterval = 30, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout * timeScale)
     while Date() < deadline {
         if condition() { return true }
@@ -135,7 +140,7 @@ func systemClock(recordingWaitsIn waits: Locked<[TimeInterval]>) -> SimpleClock 
 /// through the cooperative pool and the default handler queue, which start their jobs in the order they were queued,
 /// so it comes after the jobs queued before it. Bounded by `timeout`; returns whether the requests completed.
 @discardableResult
-func settle(rounds: Int = 3, timeout: TimeInterval = 5) async -> Bool {
+func settle(rounds: Int = 3, timeout: TimeInterval = 30) async -> Bool {
     let (api, transport) = makeMockClient()
     transport.route { _ in .status(204) }
     for _ in 0..<rounds {
