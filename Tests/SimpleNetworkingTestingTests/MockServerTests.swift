@@ -180,8 +180,7 @@ struct MockServerTests {
         // this one guards against the server stalling large bodies.
         let server = try MockServer()
         defer { server.shutdown() }
-        server.enqueue(.text("warm"))
-        server.enqueue(.text("stored", status: 201))
+        server.route { $0.path == "/warm" ? .text("warm") : .text("stored", status: 201) }
         let payload = Data((0..<4096).map { UInt8($0 % 251) })
         var request = URLRequest(url: server.url("/big"))
         request.httpMethod = "POST"
@@ -189,10 +188,29 @@ struct MockServerTests {
         defer { session.finishTasksAndInvalidate() }
         // A first request sets up the session and its connection, so that only the upload is timed below.
         _ = try await session.data(for: URLRequest(url: server.url("/warm")))
-        // Timed from resume() to the completion handler on the session's own queue: the time a busy cooperative
-        // pool takes to resume an awaiting task is not the server's, and must not count against the bound, which
-        // has to stay under libcurl's 1 s 100-continue timeout.
-        let (data, status, elapsed) = try await withCheckedThrowingContinuation {
+        // A stall waits out libcurl's 1 s every time; a busy machine only sometimes takes that long. So the best of
+        // three uploads must stay under the bound.
+        var times: [TimeInterval] = []
+        for _ in 0..<3 {
+            let (data, status, elapsed) = try await upload(payload, with: request, on: session)
+            #expect(status == 201 && data == Data("stored".utf8))
+            times.append(elapsed)
+            if elapsed < 0.9 * timeScale { break }
+        }
+        #expect(server.requests.map(\.path).first == "/warm")
+        #expect(server.requests.last?.path == "/big")
+        #expect(server.requests.last?.body == payload)
+        #expect(server.requests.last?.header("Content-Length") == "4096")
+        #expect(times.contains { $0 < 0.9 * timeScale }, "took \(times) s")
+    }
+
+    /// Uploads `payload`, timed from resume() to the completion handler on the session's own queue: the time a busy
+    /// cooperative pool takes to resume an awaiting task is not the server's, and must not count against a bound
+    /// that has to stay under libcurl's 1 s 100-continue timeout.
+    private func upload(_ payload: Data, with request: URLRequest, on session: URLSession) async throws -> (
+        Data, Int?, TimeInterval
+    ) {
+        try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<(Data, Int?, TimeInterval), any Error>) in
             let start = Stopwatch()
             session.uploadTask(with: request, from: payload) { data, response, error in
@@ -206,11 +224,6 @@ struct MockServerTests {
             }
             .resume()
         }
-        #expect(status == 201 && data == Data("stored".utf8))
-        #expect(server.requests.map(\.path) == ["/warm", "/big"])
-        #expect(server.requests.last?.body == payload)
-        #expect(server.requests.last?.header("Content-Length") == "4096")
-        #expect(elapsed < 0.9 * timeScale, "took \(elapsed) s")
     }
 
     // MARK: Connections
@@ -322,7 +335,8 @@ struct MockServerTests {
     func delayBody() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.enqueue(MockResponse(body: Data("body".utf8), faults: [.delayBody(1)]))
+        let delay = 2 * timeScale
+        server.enqueue(MockResponse(body: Data("body".utf8), faults: [.delayBody(delay)]))
         let (headAt, bodyAt, response) = try await onThread {
             let client = try SocketTestClient(port: server.port)
             let start = Stopwatch()
@@ -332,9 +346,9 @@ struct MockServerTests {
             let response = try client.readResponse()
             return (headAt, start.elapsed, response)
         }
-        // The bound on the head leaves room for a loaded machine and stays below the delay even when scaled by 3.
+        // The bound on the head leaves room for a loaded machine and stays well below the delay, both scaled alike.
         #expect(headAt < 0.3 * timeScale, "head after \(headAt) s")
-        #expect(bodyAt >= 1)
+        #expect(bodyAt >= delay)
         #expect(response.body == Data("body".utf8))
     }
 
@@ -539,7 +553,8 @@ private final class SocketTestClient {
             fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw SocketTestError(description: "socket failed") }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // An upper bound on a wait, so scaled like the others.
+        var timeout = timeval(tv_sec: Int(5 * timeScale), tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         #if canImport(Darwin)
             var one: Int32 = 1
@@ -579,7 +594,7 @@ private final class SocketTestClient {
         }
     }
 
-    /// Reads everything until the server closes (or the 5 s receive timeout).
+    /// Reads everything until the server closes (or the receive timeout, 5 s scaled).
     func readToEnd() -> Data {
         while readMore() {}
         defer { buffer = [] }

@@ -184,18 +184,18 @@ struct TimeoutTests {
     @Test(
         "A 0.5 s timeout stops a slow response in about 0.5 s",
         arguments: [
-            [MockFault.delayHeaders(12)], [.delayBody(12)], [.drip(bytes: 1, interval: 0.1)],
+            [MockFault.delayHeaders(60)], [.delayBody(60)], [.drip(bytes: 1, interval: 0.1)],
         ])
     func tooSlow(faults: [MockFault]) async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // Each fault keeps the response from completing for 12 s (the drip: 120 bytes, one per 0.1 s).
-        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: 120), faults: faults) }
+        // Each fault keeps the response from completing for 60 s (the drip: 600 bytes, one per 0.1 s).
+        server.route { _ in MockResponse(body: Data(repeating: 0x61, count: 600), faults: faults) }
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
         // Alone this takes 0.50-0.51 s; the upper bound leaves room for a loaded 2-core machine, and is still before the
-        // server would have finished (12 s), even at a time scale of 3. A timeout never fires early.
+        // server would have finished (60 s), even at a time scale of 5. A timeout never fires early.
         let seen = Locked<[String]>([])
         let held = await holdsInOne {
             let start = Date()

@@ -354,7 +354,8 @@ struct AutomaticRetryTests {
         let result = await task.result
         let elapsed = Date().timeIntervalSince(started)
         #expect(waits.current.count == 1 && waits.current.allSatisfy { $0 > 29 }, "\(waits.current)")
-        #expect(elapsed < 1 * timeScale, "took \(elapsed) s against a 29.7 s wait")
+        // Loose for a busy machine, and still far below the wait it cut short.
+        #expect(elapsed < 5 * timeScale, "took \(elapsed) s against a 29.7 s wait")
         #expect((result.failureValue as? SimpleNetworkingError)?.isCancelled == true)
         #expect(server.requestCount == 1)
     }
