@@ -13,8 +13,8 @@ import Foundation
 /// "URLSession on Linux" in the documentation). Nothing of an attempt outlives it: the timer is cancelled, and with it
 /// released, when the attempt ends.
 package final class PendingTask: @unchecked Sendable {
-    // @unchecked Sendable: `response`, `body` and `declinedChallenge` are only touched on the session's serial
-    // delegate queue; everything else is in `state`, behind its lock, so the caller is resumed exactly once.
+    // @unchecked Sendable: `response`, `body`, `declinedChallenge` and `converted` are only touched on the session's
+    // serial delegate queue; everything else is in `state`, behind its lock, so the caller is resumed exactly once.
     package typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
 
     private struct State: @unchecked Sendable {
@@ -51,12 +51,24 @@ package final class PendingTask: @unchecked Sendable {
         self.transfer = transfer
     }
 
+    /// The last response converted by ``headers(of:)``, with its headers.
+    private var converted: (response: HTTPURLResponse, headers: HTTPHeaders)?
+
+    /// The headers of `response`, converted once per response: on Linux every read of `allHeaderFields` rebuilds
+    /// the whole dictionary, and the framing check, the size check and the result all need them.
+    func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        if let converted, converted.response === response { return converted.headers }
+        let headers = HTTPHeaders(response)
+        converted = (response, headers)
+        return headers
+    }
+
     /// Gives ``transfer`` the response's head, and the body kept so far, unless it has had them.
     func deliverHead() throws(SimpleNetworkingError) {
         guard let transfer, !headDelivered, let response else { return }
         headDelivered = true
         try transfer.receive(
-            head: SimpleResponse(statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url))
+            head: SimpleResponse(statusCode: response.statusCode, headers: headers(of: response), url: response.url))
         if !body.isEmpty {
             let kept = body
             body = Data()
@@ -239,12 +251,15 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     ) {
         guard let pending = pending(for: dataTask) else { return completionHandler(.cancel) }
         pending.response = response as? HTTPURLResponse
-        if let response = pending.response, let problem = Malformed.framing(of: response) {
+        let headers = pending.response.map { pending.headers(of: $0) } ?? [:]
+        if let problem = Malformed.framing(of: headers) {
             // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
             stop(pending, with: .transportFailed(TransportFailure(problem.error(for: dataTask.originalRequest))))
             return completionHandler(.cancel)
         }
-        if let response = pending.response, Self.declaredLength(of: response, for: dataTask) > pending.maximumBodySize {
+        if let response = pending.response,
+            Self.declaredLength(of: response, headers: headers, for: dataTask) > pending.maximumBodySize
+        {
             // Linux ignores `.cancel` here and downloads the body anyway, so the task is cancelled directly (see
             // "URLSession on Linux" in the documentation).
             stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
@@ -335,8 +350,10 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     /// The body length the response declares, when that is the length that will be counted: not for HEAD, not
     /// for statuses without a body, and not when a content coding makes the decoded length unknown.
-    private static func declaredLength(of response: HTTPURLResponse, for task: URLSessionTask) -> Int64 {
-        let coding = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased()
+    private static func declaredLength(of response: HTTPURLResponse, headers: HTTPHeaders, for task: URLSessionTask)
+        -> Int64
+    {
+        let coding = (headers["Content-Encoding"] ?? "identity").lowercased()
         guard task.originalRequest?.httpMethod != "HEAD", response.statusCode != 204, response.statusCode != 304,
             coding == "identity" || coding.isEmpty
         else { return 0 }
@@ -365,11 +382,12 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
                 return .failure(error)
             }
             return .success(
-                SimpleResponse(statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url))
+                SimpleResponse(
+                    statusCode: response.statusCode, headers: pending.headers(of: response), url: response.url))
         }
         return .success(
             SimpleResponse(
-                statusCode: response.statusCode, headers: HTTPHeaders(response), body: pending.body,
+                statusCode: response.statusCode, headers: pending.headers(of: response), body: pending.body,
                 url: response.url))
     }
 }
@@ -427,13 +445,21 @@ enum Malformed {
         return [NSURLErrorFailingURLErrorKey: url]
     }
 
-    /// The problem with how `response` delimits its body, if any (RFC 9112, section 6.3): every `Content-Length`
-    /// value must be a decimal number, and repeated values must agree. `Transfer-Encoding` overrides it.
-    static func framing(of response: HTTPURLResponse) -> Malformed? {
-        guard response.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
-            let length = response.value(forHTTPHeaderField: "Content-Length")
-        else { return nil }
-        // Repeated fields arrive joined with ", ".
+    /// The problem with how a response with `headers` delimits its body, if any (RFC 9112, section 6.3): every
+    /// `Content-Length` value must be a decimal number, and repeated values must agree. `Transfer-Encoding`
+    /// overrides it.
+    static func framing(of headers: HTTPHeaders) -> Malformed? {
+        guard headers["Transfer-Encoding"] == nil else { return nil }
+        let fields = headers.values(for: "Content-Length")
+        // The common case, one plain number, without splitting or trimming.
+        if fields.count == 1, let only = fields.first, !only.isEmpty,
+            only.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        {
+            return nil
+        }
+        guard !fields.isEmpty else { return nil }
+        // Repeated fields arrive joined with ", " on Linux, and as separate fields elsewhere.
+        let length = fields.joined(separator: ",")
         let values = length.split(separator: ",", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
