@@ -26,10 +26,10 @@ enum MockServerSocket {
     ///
     /// Linux wakes a `poll` on a listening socket when it is shut down, so the slice is only a safety net there;
     /// Darwin does not, so there it bounds how long ``MockServer/shutdown()`` takes.
-    #if os(Linux)
-        static let acceptPollSliceMilliseconds: Int32 = 1000
-    #else
+    #if canImport(Darwin)
         static let acceptPollSliceMilliseconds: Int32 = 20
+    #else
+        static let acceptPollSliceMilliseconds: Int32 = 1000
     #endif
 
     /// Creates a TCP/IPv4 socket (with `SO_NOSIGPIPE` on Darwin).
