@@ -4,28 +4,29 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One attempt in flight: the caller waiting for it, its URLSession task and deadline timer once they exist, the body
-/// so far, and why it failed if the library stopped it.
+/// One attempt in flight: the caller waiting for it, its URLSession task and deadline once they exist, the body so
+/// far, and why it failed if the library stopped it.
 ///
 /// The caller is resumed the moment the attempt ends, by whichever comes first: the response, a failure, the deadline,
 /// cancellation or the size limit. Cancelling the URLSession task comes afterwards and off the caller's path, because
 /// on Linux `URLSessionTask.cancel()` waits for the session's work queue, which libcurl can keep busy for seconds (see
-/// "URLSession on Linux" in the documentation). Nothing of an attempt outlives it: the timer is cancelled, and with it
-/// released, when the attempt ends.
+/// "URLSession on Linux" in the documentation). Nothing of an attempt outlives it: its deadline is cancelled, and its
+/// handler released, when the attempt ends.
 package final class PendingTask: @unchecked Sendable {
     // @unchecked Sendable: `response`, `body`, `declinedChallenge` and `converted` are only touched on the session's
     // serial delegate queue; everything else is in `state`, behind its lock, so the caller is resumed exactly once.
     package typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
 
     private struct State: @unchecked Sendable {
-        // @unchecked Sendable: URLSessionDataTask and DispatchSourceTimer are safe to use from any thread (the task's
-        // methods run on its own queues, a timer may be cancelled from anywhere) but corelibs does not annotate them.
+        // @unchecked Sendable: URLSessionDataTask is safe to use from any thread (its methods run on its own queues)
+        // but corelibs does not annotate it.
         var ended = false
         var continuation: CheckedContinuation<Outcome, Never>?
         /// The outcome of an attempt that ended before its caller started waiting.
         var early: Outcome?
         var task: URLSessionDataTask?
-        var timer: (any DispatchSourceTimer)?
+        /// The attempt's entry in ``DeadlineTimers/shared``.
+        var deadline: UInt64?
     }
 
     private let state = Locked(State())
@@ -41,10 +42,6 @@ package final class PendingTask: @unchecked Sendable {
     var received = 0
     /// The 401 or 407 of an authentication challenge the library declined (Linux only, see `didReceive challenge`).
     var declinedChallenge: HTTPURLResponse?
-
-    /// The queue every deadline fires on. Its own serial queue, not a global one: the global queues have as many
-    /// threads as cores, and code elsewhere that blocks them must not delay a timeout. Handlers never block.
-    private static let deadlines = DispatchQueue(label: "SimpleNetworking.deadlines")
 
     package init(maximumBodySize: Int = .max, transfer: HTTPTransfer? = nil) {
         self.maximumBodySize = maximumBodySize
@@ -93,17 +90,13 @@ package final class PendingTask: @unchecked Sendable {
 
     /// Starts the deadline: `expire` runs after `seconds` unless the attempt has ended by then.
     func startDeadline(after seconds: TimeInterval, _ expire: @escaping @Sendable () -> Void) {
-        let timer = DispatchSource.makeTimerSource(queue: Self.deadlines)
-        timer.setEventHandler(handler: expire)
-        // Clamped so that the conversion to nanoseconds cannot overflow; a year is as good as never here.
-        timer.schedule(deadline: .now() + min(max(0, seconds), 365 * 86_400))
+        let deadline = DeadlineTimers.shared.schedule(after: seconds, expire)
         let armed = state.withLock { state in
             guard !state.ended else { return false }
-            state.timer = timer
+            state.deadline = deadline
             return true
         }
-        timer.resume()
-        if !armed { timer.cancel() }
+        if !armed { DeadlineTimers.shared.cancel(deadline) }
     }
 
     /// Records the attempt's task; `false` when the attempt has already ended, so the task must not run.
@@ -115,8 +108,8 @@ package final class PendingTask: @unchecked Sendable {
         }
     }
 
-    /// Ends the attempt with `result` and resumes the caller, unless it has already ended. The deadline timer is
-    /// cancelled, which releases it and everything its handler holds.
+    /// Ends the attempt with `result` and resumes the caller, unless it has already ended. The deadline is
+    /// cancelled, which releases everything its handler holds.
     /// - Returns: Whether this call ended it, and its task if one was attached (to be cancelled unless it completed).
     @discardableResult
     func finish(with result: Outcome) -> (ended: Bool, task: URLSessionDataTask?) {
@@ -127,7 +120,7 @@ package final class PendingTask: @unchecked Sendable {
             return before
         }
         guard let ending else { return (false, nil) }
-        ending.timer?.cancel()
+        if let deadline = ending.deadline { DeadlineTimers.shared.cancel(deadline) }
         ending.continuation?.resume(returning: result)
         return (true, ending.task)
     }
@@ -162,7 +155,7 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     ///
     /// Call it on ``control``, never on the caller's thread: on Linux creating and resuming a task wait for the
     /// session's work queue, which libcurl can keep busy for seconds. For the same reason the registry's lock is never
-    /// held while the task is made or resumed: the delegate callbacks, the deadline timers of every client and
+    /// held while the task is made or resumed: the delegate callbacks, the deadlines of every client and
     /// `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
     /// registered after; creating it cannot race with the invalidation of the session, which runs on ``control`` too,
     /// after this.

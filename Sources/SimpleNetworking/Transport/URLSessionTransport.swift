@@ -8,8 +8,9 @@ import Foundation
 ///
 /// The library's own session gets a delegate of the library's (``SessionDelegate``) that collects bodies, never
 /// answers authentication challenges with a credential (so a 401 reaches the handlers), never follows redirects (the
-/// client does) and cancels a body past the size limit as it arrives. Each request has its own deadline timer, because
-/// URLSession's request timeout is an idle timer and, on Linux, sub-second values become about 1 ms.
+/// client does) and cancels a body past the size limit as it arrives. Each attempt has its own deadline (kept with
+/// every other in ``DeadlineTimers``), because URLSession's request timeout is an idle timer and, on Linux, sub-second
+/// values become about 1 ms.
 package final class URLSessionTransport: HTTPTransport {
     /// The session (package-wide, so tests can watch it being released).
     package let session: URLSession
