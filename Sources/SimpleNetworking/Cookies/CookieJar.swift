@@ -110,9 +110,10 @@ public final class CookieJar: Sendable {
         }
         guard !cookies.isEmpty else { return }
         let limits = limits
+        let buckets = Set(cookies.map(\.bucket))
         state.withLock { state in
             // From plain http, no cookie may replace or shadow a Secure one; none is added meanwhile.
-            let secureCookies = context.isSecure ? [] : state.secureCookies(in: Set(cookies.map(\.bucket)))
+            let secureCookies = context.isSecure ? [] : state.secureCookies(in: buckets)
             for (cookie, bucket) in cookies {
                 if !cookie.isSecure, secureCookies.contains(where: { cookie.wouldShadow(secure: $0) }) { continue }
                 state.store(cookie, in: bucket, at: context.now)
@@ -123,7 +124,7 @@ public final class CookieJar: Sendable {
                     state.enforce(limits, in: bucket, at: context.now)
                 }
             }
-            for bucket in Set(cookies.map(\.bucket)) { state.enforce(limits, in: bucket, at: context.now) }
+            for bucket in buckets { state.enforce(limits, in: bucket, at: context.now) }
         }
     }
 

@@ -244,19 +244,19 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     ) {
         guard let pending = pending(for: dataTask) else { return completionHandler(.cancel) }
         pending.response = response as? HTTPURLResponse
-        let headers = pending.response.map { pending.headers(of: $0) } ?? [:]
-        if let problem = Malformed.framing(of: headers) {
-            // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
-            stop(pending, with: .transportFailed(TransportFailure(problem.error(for: dataTask.originalRequest))))
-            return completionHandler(.cancel)
-        }
-        if let response = pending.response,
-            Self.declaredLength(of: response, headers: headers, for: dataTask) > pending.maximumBodySize
-        {
-            // Linux ignores `.cancel` here and downloads the body anyway, so the task is cancelled directly (see
-            // "URLSession on Linux" in the documentation).
-            stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
-            return completionHandler(.cancel)
+        if let response = pending.response {
+            let headers = pending.headers(of: response)
+            if let problem = Malformed.framing(of: headers) {
+                // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
+                stop(pending, with: .transportFailed(TransportFailure(problem.error(for: dataTask.originalRequest))))
+                return completionHandler(.cancel)
+            }
+            if Self.declaredLength(of: response, headers: headers, for: dataTask) > pending.maximumBodySize {
+                // Linux ignores `.cancel` here and downloads the body anyway, so the task is cancelled directly (see
+                // "URLSession on Linux" in the documentation).
+                stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
+                return completionHandler(.cancel)
+            }
         }
         do throws(SimpleNetworkingError) {
             try pending.deliverHead()
