@@ -26,7 +26,7 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
     /// Whether the cookie goes only to the host that set it (no `Domain` attribute), not to its subdomains.
     public var isHostOnly: Bool
     /// When the cookie was first stored; an update keeps it. Among cookies with paths of the same length, older
-    /// ones are sent first.
+    /// ones are sent first. A jar keeps it, and ``expires``, to the whole second.
     public var creation: Date
 
     /// Creates a cookie.
