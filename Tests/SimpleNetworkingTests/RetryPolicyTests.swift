@@ -59,6 +59,13 @@ struct RetryRuleTests {
         #expect(date == ISO8601DateFormatter().date(from: expected))
     }
 
+    @Test("Delay-seconds of any length give a finite wait")
+    func hugeDelaySeconds() {
+        for digits in ["2" + String(repeating: "0", count: 308), String(repeating: "9", count: 400)] {
+            #expect(RetryAfter.delay(from: digits, now: Self.now) == .greatestFiniteMagnitude)
+        }
+    }
+
     @Test("The asctime form takes a day padded with a space, or one digit alone")
     func asctimeDays() {
         let expected = Date(timeIntervalSince1970: 784_111_777)

@@ -11,13 +11,15 @@ public enum RetryAfter {
     /// - Parameters:
     ///   - value: The header value.
     ///   - now: The current time.
-    /// - Returns: Seconds to wait, zero or more, or `nil`.
+    /// - Returns: Seconds to wait, finite and zero or more, or `nil`.
     public static func delay(from value: String, now: Date) -> TimeInterval? {
         let trimmed = value.utf8.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
         guard !trimmed.isEmpty else { return nil }
         if trimmed.allSatisfy({ (0x30...0x39).contains($0) }) {
-            // A huge number of digits is still a valid (very long) wait; the policy clamps it.
-            return TimeInterval(String(decoding: trimmed, as: UTF8.self)) ?? .greatestFiniteMagnitude
+            // A huge number of digits is still a valid (very long) wait, and the policy clamps it; 309 digits or more
+            // read as infinity, which is no wait a caller can use.
+            let seconds = TimeInterval(String(decoding: trimmed, as: UTF8.self)) ?? .greatestFiniteMagnitude
+            return seconds.isFinite ? seconds : .greatestFiniteMagnitude
         }
         guard let date = HTTPDate.parse(String(decoding: trimmed, as: UTF8.self), now: now) else { return nil }
         return max(0, date.timeIntervalSince(now))

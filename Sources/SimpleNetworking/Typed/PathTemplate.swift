@@ -2,7 +2,9 @@
 ///
 /// Each value becomes exactly one path segment, or part of one: every byte but the unreserved ones
 /// (`A-Z a-z 0-9 - . _ ~`) is percent-encoded, so `a/b?c d` is sent as `a%2Fb%3Fc%20d` and `%` as `%25`. A value
-/// can neither add a segment nor climb out of the base path: an empty value, `.` and `..` are refused. A
+/// can neither add a segment nor climb out of the base path: an empty value, and a value that is or holds a `.` or
+/// `..` segment between slashes or backslashes (`..`, `../W`, which a server that decodes `%2F` would follow), are
+/// refused. A
 /// placeholder without a value, a value for no placeholder, and an unbalanced brace are refused too; each is a
 /// ``SimpleNetworkingError/invalidURL(reason:)`` thrown before anything is sent.
 ///
