@@ -18,6 +18,17 @@ struct MockServerRequestHead {
             value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == token }
         }
     }
+
+    /// Whether the client lets the connection carry another request after this one: HTTP/1.1 unless it sends
+    /// `Connection: close`, HTTP/1.0 only with `Connection: keep-alive`.
+    var keepsAlive: Bool {
+        version == "HTTP/1.1" ? !connectionHasToken("close") : connectionHasToken("keep-alive")
+    }
+
+    /// Whether the client waits for `100 Continue` before sending the body (`Expect: 100-continue`, HTTP/1.1).
+    var expectsContinue: Bool {
+        version == "HTTP/1.1" && values(of: "expect").contains { $0.lowercased() == "100-continue" }
+    }
 }
 
 /// How the body of a request is delimited.
@@ -90,6 +101,27 @@ enum MockServerParsing {
         return length == 0 ? .none : .length(length)
     }
 
+    /// Reads the next request: its header section, then the body its framing asks for.
+    /// - Parameters:
+    ///   - reader: The connection's bytes.
+    ///   - beforeBody: Called when a body follows the head, before it is read (the server answers
+    ///     `Expect: 100-continue` there); `false` ends the connection as if the peer had closed it.
+    /// - Returns: The head and the body, or `nil` if the peer closed before sending any byte.
+    /// - Throws: ``MockServerReadFailure`` on a truncated stream or an invalid request.
+    static func readRequest(
+        from reader: inout MockServerConnectionReader, beforeBody: (MockServerRequestHead) -> Bool
+    ) throws(MockServerReadFailure) -> (head: MockServerRequestHead, body: Data)? {
+        guard let bytes = try reader.readHead() else { return nil }
+        guard let head = parseHead(bytes) else { throw .invalid(status: 400) }
+        let framing = try framing(of: head)
+        if framing != .none, !beforeBody(head) { throw .closed }
+        switch framing {
+        case .none: return (head, Data())
+        case .length(let count): return (head, Data(try reader.readExactly(count)))
+        case .chunked: return (head, try readChunkedBody(from: &reader))
+        }
+    }
+
     /// Reads a chunked body, discarding chunk extensions and trailers.
     /// - Throws: ``MockServerReadFailure`` if the stream ends or the framing is malformed.
     static func readChunkedBody(from reader: inout MockServerConnectionReader) throws(MockServerReadFailure) -> Data {
@@ -156,6 +188,12 @@ struct MockServerConnectionReader {
     init(fd: Int32, shouldStop: @escaping () -> Bool) {
         self.fd = fd
         self.shouldStop = shouldStop
+    }
+
+    /// A reader of `bytes` alone, as if the peer sent them and closed: no socket is read.
+    init(bytes: [UInt8]) {
+        self.init(fd: -1, shouldStop: { true })
+        buffer = bytes
     }
 
     /// Whether no unread bytes are buffered.
