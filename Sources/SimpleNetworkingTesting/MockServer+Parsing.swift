@@ -83,9 +83,13 @@ enum MockServerParsing {
     /// Determines how the body of `head` is framed.
     /// - Throws: ``MockServerReadFailure/invalid(status:)`` for contradictory or unsupported framing.
     static func framing(of head: MockServerRequestHead) throws(MockServerReadFailure) -> MockServerBodyFraming {
-        let codings = head.values(of: "transfer-encoding").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        if let last = codings.last {
+        let encodings = head.values(of: "transfer-encoding")
+        if !encodings.isEmpty {
+            let codings = encodings.flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            // RFC 9112 section 6.3: a request whose Transfer-Encoding does not end in chunked, an empty one
+            // included, has no reliable length: 400; a coding the server does not know: 501.
+            guard let last = codings.last else { throw .invalid(status: 400) }
             guard last == "chunked" else { throw .invalid(status: 501) }
             return .chunked
         }
