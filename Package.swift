@@ -25,7 +25,8 @@ let package = Package(
         .testTarget(
             name: "SimpleNetworkingTests",
             // transport-probe: built for the tests that run it in a process of their own (ProbeTests).
-            dependencies: ["SimpleNetworking", "SimpleNetworkingTesting", "transport-probe"]
+            dependencies: ["SimpleNetworking", "SimpleNetworkingTesting", "transport-probe"],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SimpleNetworkingTestingTests", dependencies: ["SimpleNetworkingTesting"]),
     ],

@@ -410,8 +410,9 @@ case "upload-file":
 
 case "cookie-flood":
     let count = argument(2, default: 10_000)
-    // Short fields: libcurl refuses a response whose header lines pass 300 KB in all.
-    let fields = (0..<count).map { (name: "Set-Cookie", value: "c\($0)=1") }
+    // Short fields: libcurl refuses a response whose header lines pass 300 KB in all. The `;` ends each cookie's
+    // pair, so URLSession's joined value splits back into one cookie per field (README, "Cookies").
+    let fields = (0..<count).map { (name: "Set-Cookie", value: "c\($0)=1;") }
     server.route { $0.path == "/flood" ? MockResponse(status: 200, headers: fields) : .text("ok") }
     let api = client(server)
     let (outcome, elapsed) = await timed { () async throws(SimpleNetworkingError) in

@@ -30,6 +30,55 @@ struct CookieLoopbackTests {
         #expect(api.cookieJar?.cookies.first?.isHTTPOnly == true)
     }
 
+    /// Through the URLSession transport, which joins repeated fields with ", ": a server that echoes input into one
+    /// cookie's value cannot set another cookie through it, and a nameless field between two others is dropped.
+    @Test("Joined Set-Cookie fields: an echoed value sets no second cookie, a nameless field is no part of one")
+    func joinedFieldsReadSafely() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.path {
+            case "/login": .text("in", headers: [Self.sessionCookie])
+            case "/preferences": .text("ok", headers: [("Set-Cookie", "pref=en, session=attacker; Path=/")])
+            case "/three":
+                .text("ok", headers: [("Set-Cookie", "a=b; Path=/"), ("Set-Cookie", "="), ("Set-Cookie", "c=d")])
+            default: .text("me")
+            }
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        _ = try await api.post("/login").response()
+        _ = try await api.post("/preferences").response()
+        _ = try await api.get("/three").response()
+        _ = try await api.get("/me").response()
+
+        let jar = try #require(api.cookieJar)
+        #expect(jar.cookies.first { $0.name == "session" }?.value == "abc-secret")
+        #expect(jar.cookies.first { $0.name == "pref" }?.value == "en, session=attacker")
+        #expect(jar.cookies.map(\.name).sorted() == ["a", "c", "pref", "session"])
+    }
+
+    /// RFC 6265 section 5.2 has user agents read octets; the ASCII grammar of section 4.1.1 binds servers.
+    @Test("A cookie with a UTF-8 name and value is stored and sent back byte for byte")
+    func unicodeCookie() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.path == "/login"
+                ? .text("in", headers: [("Set-Cookie", "foo=春节回家路·春运完全手册; Path=/"), ("Set-Cookie", "名前=値; Path=/")])
+                : .text("me")
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        _ = try await api.post("/login").response()
+        _ = try await api.get("/me").response()
+
+        let sent = try #require(server.requests.last?.header("Cookie"))
+        #expect(sent == "foo=春节回家路·春运完全手册; 名前=値")
+    }
+
     @Test(
         "A Set-Cookie that has expired deletes the cookie",
         arguments: ["session=; Max-Age=0", "session=gone; Expires=Thu, 01 Jan 1970 00:00:00 GMT"])

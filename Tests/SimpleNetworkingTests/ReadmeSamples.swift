@@ -703,7 +703,8 @@ func cookieSample(baseURL: URL, cookieFile: URL) async throws -> [String] {
     if let jar = api.cookieJar {
         print(jar.cookies)  // name, domain, path, expiry and flags; values redacted
         try jar.save(to: cookieFile)  // persistent cookies only, in a file only you can read
-        try jar.load(from: cookieFile)
+        let report = try jar.load(from: cookieFile)
+        print(report)  // loaded, expired, and each skipped entry with its reason
     }
 
     var shared = SimpleNetworking.Configuration()

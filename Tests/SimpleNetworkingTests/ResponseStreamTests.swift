@@ -83,9 +83,14 @@ struct ResponseStreamTests {
     func breakCancels() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // 2 MiB, not endless: on Linux a cancel lands only when libcurl's pass over what is already arriving ends, and
-        // every session of the process shares that work queue (README, "Linux").
-        server.route { _ in MockResponse(body: patternedBytes(16 * 1024), chunked: true, faults: [.repeatBody(128)]) }
+        // 4 MiB dripped over about 5 s, not endless: on Linux a cancel lands only when libcurl's pass over what is
+        // already arriving ends, and every session of the process shares that work queue (README, "Linux"). Dripped,
+        // so that a reader starved on a busy machine still breaks long before the body could end by itself.
+        server.route { _ in
+            MockResponse(
+                body: patternedBytes(16 * 1024), chunked: true,
+                faults: [.repeatBody(256), .drip(bytes: 16 * 1024, interval: 0.02)])
+        }
         let api = makeLoopbackClient(server)
         defer { api.close() }
         let errors = Locked<[String]>([])

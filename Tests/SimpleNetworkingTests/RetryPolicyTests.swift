@@ -30,9 +30,41 @@ struct RetryRuleTests {
         "Invalid Retry-After values are ignored",
         arguments: [
             "-1", "+1", "1.0", "1e3", "", " ", "soon", "Mon, 32 Nov 1994 08:49:37 GMT", "0x10", "١",
+            // Values that trapped inside Foundation's DateFormatter on Linux, and dates that are not HTTP-dates.
+            "T\u{731}", "Sun, 06 Nov 1994 08:49:37 GMT\u{301}", "\u{301}", "Sun, 06 Nov 94 08:49:37 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 29 Feb 1995 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 GMT x",
+            "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov  6 08:49:37 94", "Sun, 06 Nov 1994 08:49:37 gmt",
+            "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 0001 08:49:37 GMT",
         ])
     func invalidRetryAfter(value: String) {
         #expect(RetryAfter.delay(from: value, now: Self.now) == nil)
+        #expect(RetryAfter.httpDate(value, now: Self.now) == nil)
+    }
+
+    /// RFC 9110 section 5.6.7: a two-digit year more than 50 years ahead is the most recent past year with those
+    /// digits. Seen from 2026-11-24.
+    @Test(
+        "A two-digit year (RFC 850 form) is placed within 50 years of now",
+        arguments: [
+            ("Thursday, 06-Nov-70 08:49:37 GMT", "2070-11-06T08:49:37Z"),
+            ("Sunday, 06-Nov-94 08:49:37 GMT", "1994-11-06T08:49:37Z"),
+            ("Monday, 01-Jan-76 00:00:00 GMT", "2076-01-01T00:00:00Z"),
+            ("Friday, 01-Jan-77 00:00:00 GMT", "1977-01-01T00:00:00Z"),
+            ("Tuesday, 24-Nov-26 00:00:00 GMT", "2026-11-24T00:00:00Z"),
+        ])
+    func twoDigitYears(value: String, expected: String) throws {
+        let now = Date(timeIntervalSince1970: 1_795_478_400)  // 2026-11-24T00:00:00Z
+        let date = try #require(RetryAfter.httpDate(value, now: now))
+        #expect(date == ISO8601DateFormatter().date(from: expected))
+    }
+
+    @Test("The asctime form takes a day padded with a space, or one digit alone")
+    func asctimeDays() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)
+        #expect(RetryAfter.httpDate("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(RetryAfter.httpDate("Sun Nov 6 08:49:37 1994") == expected)
+        #expect(RetryAfter.httpDate("Sun Nov 06 08:49:37 1994") == expected)
     }
 
     @Test("Full jitter stays within 0...min(cap, base * 2^(n-1)) over 10,000 seeded samples")
@@ -202,7 +234,13 @@ struct AutomaticRetryTests {
         #expect(virtual.sleeps == [5])
     }
 
-    @Test("An invalid Retry-After falls back to backoff", arguments: ["-1", "+1", "1.0", "not a date", ""])
+    /// Over a real socket: the two hostile values crashed the process (a trap in Foundation's `DateFormatter`).
+    @Test(
+        "An invalid Retry-After falls back to backoff",
+        arguments: [
+            "-1", "+1", "1.0", "not a date", "", "T\u{731}", "Sun, 06 Nov 1994 08:49:37 GMT\u{301}",
+            "Sun, 06 Nov 94 08:49:37 GMT",
+        ])
     func invalidRetryAfterUsesBackoff(value: String) async throws {
         let server = try MockServer()
         defer { server.shutdown() }

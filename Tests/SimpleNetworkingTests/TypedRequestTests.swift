@@ -282,6 +282,32 @@ struct TypedRequestTests {
         #expect(server.requestCount == 0)
     }
 
+    /// The caller wrote a plain value and the library encoded it, so the error speaks of the value, not of encoding.
+    @Test(
+        "A path value with a dot segment is refused as leaving the base path",
+        arguments: ["../W", "..", "a/./b", "x\\.."])
+    func dotSegmentValue(value: String) async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+
+        let reason: String
+        do {
+            _ = try await api.get("/users/{id}", path: ["id": value]).response()
+            Issue.record("\(value) was sent")
+            return
+        } catch .invalidURL(let why) {
+            reason = why
+        } catch {
+            Issue.record("expected invalidURL, got \(error)")
+            return
+        }
+        #expect(reason.contains("{id} would leave the base path"))
+        #expect(!reason.contains("literally"))
+        #expect(server.requestCount == 0)
+    }
+
     @Test("An endpoint's own base URL gets default headers only at the client's origin", arguments: [false, true])
     func ownBaseURL(sameOrigin: Bool) async throws {
         let server = try makeServer()

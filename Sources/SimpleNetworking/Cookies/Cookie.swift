@@ -26,7 +26,7 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
     /// Whether the cookie goes only to the host that set it (no `Domain` attribute), not to its subdomains.
     public var isHostOnly: Bool
     /// When the cookie was first stored; an update keeps it. Among cookies with paths of the same length, older
-    /// ones are sent first.
+    /// ones are sent first. A jar keeps it, and ``expires``, to the whole second.
     public var creation: Date
 
     /// Creates a cookie.
@@ -94,22 +94,21 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
         return lowered.hasPrefix(".") ? String(lowered.dropFirst()) : lowered
     }
 
-    /// Why the cookie cannot be stored, or `nil`: an empty name, control characters, `;` in the name or value,
-    /// more than ``CookieJar/maximumCookieSize`` bytes of name and value, an empty domain, or a path not starting
-    /// with `/`.
+    /// Why the cookie cannot be stored, or `nil`: an empty name, a control character other than tab, `=` in the
+    /// name or `;` in the name, value or path, more than ``CookieJar/maximumCookieSize`` bytes of name and value, an
+    /// empty or malformed domain, or a path not starting with `/`. `Set-Cookie` parsing, ``CookieJar/add(_:)`` and
+    /// ``CookieJar/load(from:)`` all apply it, so a stored cookie always saves and loads back.
     var invalidReason: String? {
         if name.isEmpty { return "a cookie has an empty name" }
         if name.utf8.count + value.utf8.count > CookieJar.maximumCookieSize {
             return "a cookie is larger than \(CookieJar.maximumCookieSize) bytes"
         }
-        if !SetCookieParser.isValidName(name) || !SetCookieParser.isValidValue(value) {
+        if !CookieText.isValidName(name) || !CookieText.isValidValue(value) {
             return "a cookie name or value holds a character a Cookie header cannot carry"
         }
-        if domain.isEmpty || domain.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "/") }) {
-            return "a cookie has an empty or malformed domain"
-        }
-        if !path.hasPrefix("/") || path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: ";") }) {
-            return "a cookie path does not start with / or holds a control character"
+        if !CookieText.isValidDomain(domain) { return "a cookie has an empty or malformed domain" }
+        if !CookieText.isValidPath(path) {
+            return "a cookie path does not start with / or holds a control character or ;"
         }
         return nil
     }

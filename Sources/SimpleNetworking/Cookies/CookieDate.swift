@@ -7,6 +7,7 @@ import Foundation
 /// The date is split into tokens at delimiters; the first token that looks like a time, a day of the month, a
 /// month and a year gives each; two-digit years 70-99 are 19xx and 00-69 are 20xx. A date with a part missing or
 /// out of range (a year before 1601, hour 24, second 60, February 30) is no date, and the attribute is ignored.
+/// The calendar arithmetic is `HTTPDate`'s, which reads the strict HTTP-date of `Retry-After`.
 package enum CookieDate {
     /// The date in `text`, or `nil` when it is not one.
     package static func parse(_ text: some StringProtocol) -> Date? {
@@ -18,22 +19,21 @@ package enum CookieDate {
             let token = Array(token)
             if time == nil, let parsed = parseTime(token) {
                 time = parsed
-            } else if day == nil, let parsed = leadingNumber(token, digits: 1...2) {
+            } else if day == nil, let parsed = leadingNumber(token[...], digits: 1...2) {
                 day = parsed
-            } else if month == nil, let parsed = parseMonth(token) {
+            } else if month == nil, token.count >= 3, let parsed = HTTPDate.month(named: token.prefix(3)) {
                 month = parsed
-            } else if year == nil, let parsed = leadingNumber(token, digits: 2...4) {
+            } else if year == nil, let parsed = leadingNumber(token[...], digits: 2...4) {
                 year = parsed
             }
         }
-        guard let time, let day, let month, var year else { return nil }
-        if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
-        guard year >= 1601, (1...daysIn(month: month, year: year)).contains(day), time.hour <= 23,
-            time.minute <= 59, time.second <= 59
+        // A token that reads as a time is the time, even out of range: then the date is none (section 5.1.1).
+        guard let time, time.second <= 59,
+            let timeOfDay = HTTPDate.TimeOfDay(hour: time.hour, minute: time.minute, second: time.second), let day,
+            let month, var year
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = days * 86_400 + time.hour * 3_600 + time.minute * 60 + time.second
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+        if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
+        return HTTPDate.timestamp(year: year, month: month, day: day, time: timeOfDay)
     }
 
     /// RFC 6265 delimiters: `%x09 / %x20-2F / %x3B-40 / %x5B-60 / %x7B-7E`.
@@ -51,10 +51,6 @@ package enum CookieDate {
         return token.prefix(count).reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
-    private static func leadingNumber(_ token: [UInt8], digits: ClosedRange<Int>) -> Int? {
-        leadingNumber(token[...], digits: digits)
-    }
-
     /// `h:m:s` with one or two digits each, anything but a digit after the seconds.
     private static func parseTime(_ token: [UInt8]) -> (hour: Int, minute: Int, second: Int)? {
         let parts = token.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
@@ -63,32 +59,5 @@ package enum CookieDate {
             let minute = leadingNumber(parts[1], digits: 1...2), let second = leadingNumber(parts[2], digits: 1...2)
         else { return nil }
         return (hour, minute, second)
-    }
-
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-    /// The month named by the token's first three letters, without regard to case.
-    private static func parseMonth(_ token: [UInt8]) -> Int? {
-        guard token.count >= 3 else { return nil }
-        let prefix = String(decoding: token.prefix(3).map { $0 | 0x20 }, as: UTF8.self)
-        return months.firstIndex(of: prefix).map { $0 + 1 }
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

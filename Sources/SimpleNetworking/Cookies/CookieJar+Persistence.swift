@@ -64,12 +64,19 @@ extension CookieJar {
         try Self.writeAtomically(data, to: file)
     }
 
-    /// Loads the cookies saved in `file` into this jar, replacing those with the same name, domain and path; the
-    /// expired ones are skipped. Either every cookie is loaded or, when it throws, none is.
+    /// Loads the cookies saved in `file` into this jar, replacing those with the same name, domain and path.
+    ///
+    /// An entry that cannot be used (a field missing or of the wrong type, a cookie that breaks the jar's rules) is
+    /// skipped and named in the returned report, and every other entry is loaded: one bad entry never costs the
+    /// other sites' cookies. Expired entries are left out and counted. Only a file that cannot be read as a saved jar
+    /// at all throws, and then nothing is loaded.
     /// - Parameter file: A file written by ``save(to:)``.
+    /// - Returns: What was loaded and what was skipped, and why.
     /// - Throws: ``CookieJarError/unreadableFile(path:reason:)`` when it cannot be read,
-    ///   ``CookieJarError/corruptFile(path:reason:)`` when it is not a saved jar or holds an invalid cookie.
-    public func load(from file: URL) throws(CookieJarError) {
+    ///   ``CookieJarError/corruptFile(path:reason:)`` when it is not a saved jar (not JSON, no list of cookies, an
+    ///   unknown format version).
+    @discardableResult
+    public func load(from file: URL) throws(CookieJarError) -> LoadReport {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -78,22 +85,93 @@ extension CookieJar {
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        let saved: SavedJar
+        let saved: LoadedJar
         do {
-            saved = try decoder.decode(SavedJar.self, from: data)
+            saved = try decoder.decode(LoadedJar.self, from: data)
         } catch {
             throw .corruptFile(path: file.path, reason: Self.reason(for: error))
         }
         guard saved.version == SavedJar.currentVersion else {
             throw .corruptFile(path: file.path, reason: "unknown format version \(saved.version)")
         }
-        let cookies = saved.cookies.map(\.cookie)
-        for (index, cookie) in cookies.enumerated() {
-            if let reason = cookie.invalidReason {
-                throw .corruptFile(path: file.path, reason: "cookie \(index + 1): \(reason)")
+        var report = LoadReport()
+        var usable: [Cookie] = []
+        let now = now()
+        for (index, entry) in saved.cookies.enumerated() {
+            switch entry {
+            case .unusable(let reason):
+                report.skipped.append(LoadReport.SkippedEntry(index: index, reason: reason))
+            case .cookie(let cookie):
+                if let reason = cookie.invalidReason {
+                    report.skipped.append(LoadReport.SkippedEntry(index: index, reason: reason))
+                } else if cookie.isExpired(at: now) {
+                    report.expired += 1
+                } else {
+                    usable.append(cookie)
+                }
             }
         }
-        for cookie in cookies.sorted(by: { $0.creation < $1.creation }) { add(cookie) }
+        for cookie in usable.sorted(by: { $0.creation < $1.creation }) where add(cookie) { report.loaded += 1 }
+        return report
+    }
+
+    /// What ``CookieJar/load(from:)`` did with the entries of a file.
+    public struct LoadReport: Sendable, Equatable, CustomStringConvertible {
+        /// An entry of the file that was not loaded, and why.
+        public struct SkippedEntry: Sendable, Equatable, CustomStringConvertible {
+            /// The entry's place in the file's list of cookies, from 0.
+            public var index: Int
+            /// Why it was skipped: the field or rule at fault, never a cookie's value.
+            public var reason: String
+
+            /// Creates an entry.
+            /// - Parameters:
+            ///   - index: The entry's place in the file, from 0.
+            ///   - reason: Why it was skipped.
+            public init(index: Int, reason: String) {
+                self.index = index
+                self.reason = reason
+            }
+
+            /// `cookie 3: reason`, counting from 1 as a person does.
+            public var description: String { "cookie \(index + 1): \(reason)" }
+        }
+
+        /// The cookies loaded into the jar.
+        public var loaded = 0
+        /// The entries left out because they had expired.
+        public var expired = 0
+        /// The entries that could not be used, in file order.
+        public var skipped: [SkippedEntry] = []
+
+        /// Creates an empty report.
+        public init() {}
+
+        /// `loaded 12, expired 1, skipped 1 (cookie 3: ...)`.
+        public var description: String {
+            var text = "loaded \(loaded), expired \(expired), skipped \(skipped.count)"
+            if !skipped.isEmpty { text += " (" + skipped.map(\.description).joined(separator: "; ") + ")" }
+            return text
+        }
+    }
+
+    /// A saved jar as read back: each entry decoded on its own, so that one bad entry spoils only itself.
+    private struct LoadedJar: Decodable {
+        var version: Int
+        var cookies: [LoadedEntry]
+    }
+
+    private enum LoadedEntry: Decodable {
+        case cookie(Cookie)
+        case unusable(reason: String)
+
+        init(from decoder: any Decoder) throws {
+            do {
+                self = .cookie(try SavedCookie(from: decoder).cookie)
+            } catch {
+                self = .unusable(reason: CookieJar.reason(for: error))
+            }
+        }
     }
 
     /// A description of a decoding failure that names the place in the file, never a value in it.

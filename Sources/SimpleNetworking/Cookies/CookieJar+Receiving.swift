@@ -29,7 +29,8 @@ extension CookieJar {
         }
 
         /// The cookie `setCookie` makes, with the bucket it belongs in, or `nil` when a rule rejects it. An expired
-        /// cookie is returned: storing it deletes the cookie it names.
+        /// cookie is returned: storing it deletes the cookie it names. A cookie the jar could not save and load
+        /// back (see `Cookie.invalidReason`) is rejected here, so it never reaches the jar.
         package func cookie(from setCookie: SetCookie) -> (cookie: Cookie, bucket: String)? {
             guard let (domain, isHostOnly) = domain(for: setCookie.domain) else { return nil }
             if setCookie.isSecure, !isSecure { return nil }
@@ -44,6 +45,7 @@ extension CookieJar {
                 name: setCookie.name, value: setCookie.value, domain: domain, path: path,
                 expires: setCookie.expiry(receivedAt: now), isSecure: setCookie.isSecure,
                 isHTTPOnly: setCookie.isHTTPOnly, sameSite: setCookie.sameSite, isHostOnly: isHostOnly, creation: now)
+            guard cookie.invalidReason == nil else { return nil }
             return (cookie, CookieRules.bucket(for: domain))
         }
 

@@ -31,7 +31,7 @@ public final class CookieJar: Sendable {
     /// The most cookies kept in all.
     public let maximumCookies: Int
 
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     private let state = Locked(State())
 
     /// Creates an empty jar.
@@ -190,7 +190,13 @@ extension CookieJar {
 
         /// Stores `cookie`, or deletes the cookie it names when it has expired. The limits are applied apart, by
         /// ``enforce(_:in:at:)``.
+        ///
+        /// Times are kept to the whole second, as cookies state them: the saved file holds seconds since 1970, and
+        /// a whole second is the precision that survives the trip exactly, so a loaded jar equals the saved one.
         mutating func store(_ cookie: Cookie, in bucket: String, at now: Date) {
+            var cookie = cookie
+            cookie.creation = Self.wholeSecond(cookie.creation)
+            cookie.expires = cookie.expires.map(Self.wholeSecond)
             let key = cookie.key
             let old = buckets[bucket]?[key]
             if cookie.isExpired(at: now) {
@@ -206,6 +212,11 @@ extension CookieJar {
                 count += 1
             }
             buckets[bucket, default: [:]][key] = entry
+        }
+
+        private static func wholeSecond(_ date: Date) -> Date {
+            let seconds = date.timeIntervalSince1970
+            return seconds.isFinite ? Date(timeIntervalSince1970: seconds.rounded(.down)) : date
         }
 
         /// Brings `bucket` within the per-domain limit and the jar within the total: expired cookies go first,

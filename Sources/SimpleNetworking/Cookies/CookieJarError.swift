@@ -4,8 +4,9 @@
 public enum CookieJarError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file could not be read (it does not exist, or cannot be opened).
     case unreadableFile(path: String, reason: String)
-    /// The file is not a cookie jar saved by ``CookieJar/save(to:)``, or a cookie in it breaks the jar's rules.
-    /// Nothing was loaded.
+    /// The file is not a cookie jar saved by ``CookieJar/save(to:)``: not JSON, no list of cookies, or an unknown
+    /// format version. Nothing was loaded. (A single unusable entry is skipped and reported in
+    /// ``CookieJar/LoadReport`` instead.)
     case corruptFile(path: String, reason: String)
     /// The file could not be written; any earlier file at the path is left as it was.
     case unwritableFile(path: String, reason: String)

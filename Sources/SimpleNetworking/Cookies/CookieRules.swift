@@ -3,14 +3,14 @@ import Foundation
 /// The matching rules of RFC 6265 section 5.1: canonical hosts, domain-match, default path and path-match.
 package enum CookieRules {
     /// The host of `url` as cookies see it: lowercased, without IPv6 brackets or one trailing dot; `nil` for a URL
-    /// that is not `http` or `https` or has no host.
+    /// that is not `http` or `https`, has no host, or has a host no cookie can name (an empty label, as in `..`).
     package static func host(of url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             var host = url.host?.lowercased(), !host.isEmpty
         else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.hasSuffix(".") { host.removeLast() }
-        return host.isEmpty ? nil : host
+        return CookieText.isValidDomain(host) ? host : nil
     }
 
     /// Whether `url` is `https`, the only scheme `Secure` cookies come from and go to (loopback included).

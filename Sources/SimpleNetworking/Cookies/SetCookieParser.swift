@@ -36,34 +36,38 @@ package struct SetCookie: Sendable, Equatable {
     }
 }
 
-/// Takes `Set-Cookie` fields apart; see ``SetCookie``.
+/// Takes `Set-Cookie` fields apart by the user-agent rules of RFC 6265 section 5.2, with the 6265bis update; see
+/// ``SetCookie``.
+///
+/// The field is read as octets, not as the ASCII-only grammar that binds servers (section 4.1.1): a name or value
+/// may hold any UTF-8 text, as browsers keep it. A field that holds a control character other than tab (NUL, CR,
+/// LF, DEL, ...) is ignored whole, as RFC 6265bis says.
 package enum SetCookieParser {
     /// The longest attribute value read; a longer one is ignored (RFC 6265bis).
     static let maximumAttributeValueSize = 1024
 
-    /// The cookie in `field`, or `nil` when it is not one: no `=` in the first pair, an empty name, a control or
-    /// non-ASCII character in the name or value, or more than ``CookieJar/maximumCookieSize`` bytes of name and
-    /// value.
+    /// The cookie in `field`, or `nil` when it is not one: a control character other than tab anywhere, no `=` in
+    /// the first pair, an empty name, or more than ``CookieJar/maximumCookieSize`` bytes of name and value.
     package static func parse(_ field: String) -> SetCookie? {
-        let parts = field.split(separator: ";", omittingEmptySubsequences: false)
-        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
+        let bytes = Array(field.utf8)
+        guard !bytes.contains(where: CookieText.isForbiddenControl) else { return nil }
+        let parts = bytes.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
+        guard let pair = parts.first, let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
         let name = trimmed(pair[..<equals])
-        let value = trimmed(pair[pair.index(after: equals)...])
-        guard !name.isEmpty, name.utf8.count + value.utf8.count <= CookieJar.maximumCookieSize,
-            isValidName(name), isValidValue(value)
-        else { return nil }
-        var cookie = SetCookie(name: String(name), value: String(value))
+        let value = trimmed(pair[(equals + 1)...])
+        guard !name.isEmpty, name.count + value.count <= CookieJar.maximumCookieSize else { return nil }
+        var cookie = SetCookie(name: text(name), value: text(value))
         for attribute in parts.dropFirst() {
-            let equals = attribute.firstIndex(of: "=")
-            let attributeName = trimmed(attribute[..<(equals ?? attribute.endIndex)]).lowercased()
-            let attributeValue = equals.map { trimmed(attribute[attribute.index(after: $0)...]) } ?? ""
-            guard attributeValue.utf8.count <= maximumAttributeValueSize else { continue }
-            apply(attributeName, attributeValue, to: &cookie)
+            let equals = attribute.firstIndex(of: UInt8(ascii: "="))
+            let attributeName = trimmed(attribute[..<(equals ?? attribute.endIndex)])
+            let attributeValue = equals.map { trimmed(attribute[($0 + 1)...]) } ?? []
+            guard attributeValue.count <= maximumAttributeValueSize else { continue }
+            apply(lowercasedASCII(attributeName), text(attributeValue), to: &cookie)
         }
         return cookie
     }
 
-    private static func apply(_ name: String, _ value: Substring, to cookie: inout SetCookie) {
+    private static func apply(_ name: String, _ value: String, to cookie: inout SetCookie) {
         switch name {
         case "expires":
             if let date = CookieDate.parse(value) { cookie.expires = date }
@@ -71,46 +75,80 @@ package enum SetCookieParser {
             if let seconds = maxAge(value) { cookie.maxAge = seconds }
         case "domain":
             guard !value.isEmpty else { return }
-            let lowered = value.lowercased()
+            let lowered = lowercasedASCII(value.utf8[...])
             cookie.domain = lowered.hasPrefix(".") ? String(lowered.dropFirst()) : lowered
         case "path":
-            cookie.path = value.hasPrefix("/") ? String(value) : nil
+            cookie.path = value.hasPrefix("/") ? value : nil
         case "secure":
             cookie.isSecure = true
         case "httponly":
             cookie.isHTTPOnly = true
         case "samesite":
-            cookie.sameSite = SameSite.parse(value)
+            cookie.sameSite = SameSite.parse(value[...])
         default:
             break
         }
     }
 
     /// `Max-Age`: an optional `-` then digits; anything else is ignored. Huge values are clamped, never trapped.
-    private static func maxAge(_ text: Substring) -> Int64? {
+    private static func maxAge(_ text: String) -> Int64? {
         let negative = text.hasPrefix("-")
-        let digits = negative ? text.dropFirst() : text
+        let digits = negative ? text.dropFirst() : text[...]
         guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         guard let magnitude = Int64(digits) else { return negative ? .min : .max }
         return negative ? -magnitude : magnitude
     }
 
-    /// Whitespace RFC 6265bis strips: space and horizontal tab, and the CR and LF some servers leave.
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return text[first...last]
+    /// The bytes without the spaces and tabs around them (RFC 6265bis's whitespace).
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return [] }
+        return bytes[first...last]
     }
 
-    /// A name: visible ASCII and inner spaces, without `=` or `;`.
-    static func isValidName(_ name: some StringProtocol) -> Bool {
-        name.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: ";") }
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A value: visible ASCII and inner spaces, without `;`. Control characters (tab included) and non-ASCII bytes
-    /// make the whole cookie invalid, as in OkHttp.
-    static func isValidValue(_ value: some StringProtocol) -> Bool {
-        value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }
+    /// ASCII letters lowercased, every other byte kept: attribute names and domains compare without regard to ASCII
+    /// case only, so no Unicode case mapping can turn a foreign name into a known one.
+    private static func lowercasedASCII(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+/// What a cookie's name, value, domain and path may hold: the one set of rules that `Set-Cookie` parsing, the jar's
+/// `add` and `load`, and the saved file share, so that whatever the jar stores, it can save and load back.
+enum CookieText {
+    /// A control character RFC 6265bis refuses in a `Set-Cookie` field: `%x00-08 / %x0A-1F / %x7F` (tab is allowed).
+    static func isForbiddenControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
+    }
+
+    /// A name: not empty, without `=`, `;` or a forbidden control character; any other UTF-8 text.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty
+            && !name.utf8.contains { isForbiddenControl($0) || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ";") }
+    }
+
+    /// A value: without `;` or a forbidden control character; any other UTF-8 text.
+    static func isValidValue(_ value: String) -> Bool {
+        !value.utf8.contains { isForbiddenControl($0) || $0 == UInt8(ascii: ";") }
+    }
+
+    /// A domain: lowercase-insensitive ASCII labels separated by single dots, with no space, `/`, leading dot or
+    /// empty label (a cookie from host `..` has none).
+    static func isValidDomain(_ domain: String) -> Bool {
+        let bytes = Array(domain.utf8)
+        guard let first = bytes.first, first != UInt8(ascii: "."),
+            !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ";") })
+        else { return false }
+        return !zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") }
+    }
+
+    /// A path: starts with `/`, without `;` or a forbidden control character; any other UTF-8 text.
+    static func isValidPath(_ path: String) -> Bool {
+        path.hasPrefix("/") && !path.utf8.contains { isForbiddenControl($0) || $0 == UInt8(ascii: ";") }
     }
 }

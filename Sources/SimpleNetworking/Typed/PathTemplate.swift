@@ -42,8 +42,9 @@ public struct PathTemplate: Sendable, Hashable, ExpressibleByStringLiteral, Cust
     /// The path with every placeholder replaced by its value, percent-encoded as one segment.
     /// - Parameter values: A value for each placeholder, by name, and for no other name.
     /// - Returns: The path, ready to be appended to a base URL.
-    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)`` for a missing or unknown placeholder, an empty, `.`
-    ///   or `..` value, or an unbalanced brace. Reasons name placeholders, never values.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)`` for a missing or unknown placeholder, an empty value,
+    ///   a value that is or holds a `.` or `..` segment (`..`, `../W`, `a/./b`), or an unbalanced brace. Reasons name
+    ///   placeholders, never values.
     public func path(with values: [String: String]) throws(SimpleNetworkingError) -> String {
         let pieces = try pieces()
         var used: Set<String> = []
@@ -56,10 +57,16 @@ public struct PathTemplate: Sendable, Hashable, ExpressibleByStringLiteral, Cust
                 guard let value = values[name] else {
                     throw .invalidURL(reason: "the path template has no value for the placeholder {\(name)}")
                 }
-                guard !value.isEmpty, value != ".", value != ".." else {
+                guard !value.isEmpty else {
                     throw .invalidURL(
-                        reason: "the value for the placeholder {\(name)} is empty, \".\" or \"..\", which would "
-                            + "change the path's segments")
+                        reason: "the value for the placeholder {\(name)} is empty, which would change the path's "
+                            + "segments")
+                }
+                guard !Self.holdsDotSegment(value) else {
+                    throw .invalidURL(
+                        reason: "the value for the placeholder {\(name)} would leave the base path: it is, or holds "
+                            + "between slashes or backslashes, a \".\" or \"..\" segment, which a server that decodes "
+                            + "%2F reads as one")
                 }
                 used.insert(name)
                 path += URLEncoding.encode(value, allowing: URLEncoding.unreservedBytes, keepEscapes: false)
@@ -69,6 +76,13 @@ public struct PathTemplate: Sendable, Hashable, ExpressibleByStringLiteral, Cust
             throw .invalidURL(reason: "the path template has no placeholder {\(unknown)}")
         }
         return path
+    }
+
+    /// Whether `value`, split at `/` and `\` (which it is encoded to `%2F` and `%5C`, but which servers may decode),
+    /// has a `.` or `..` piece.
+    private static func holdsDotSegment(_ value: String) -> Bool {
+        value.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
+            .contains { $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }
     }
 
     /// A run of literal text, or a placeholder's name.
