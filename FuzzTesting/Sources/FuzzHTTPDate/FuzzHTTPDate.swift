@@ -2,7 +2,7 @@ import Foundation
 import FuzzHarness
 import SimpleNetworking
 
-/// `RetryAfter.delay(from:now:)` and `RetryAfter.httpDate(_:)` on any text.
+/// `RetryAfter.delay(from:now:)` and `RetryAfter.httpDate(_:now:)` on any text, at a fixed now.
 ///
 /// Invariant: no trap; a delay is `nil` or finite and at least 0; a date is `nil` or finite. And a date written
 /// in IMF-fixdate or asctime form (RFC 9110 section 5.6.7), from the input's first 8 bytes as a time between 1970
@@ -24,7 +24,7 @@ enum FuzzHTTPDate {
         if let delay = RetryAfter.delay(from: text, now: now) {
             Fuzzer.require(delay.isFinite && delay >= 0, "a Retry-After delay is finite and at least 0, not \(delay)")
         }
-        if let date = RetryAfter.httpDate(text) {
+        if let date = RetryAfter.httpDate(text, now: now) {
             Fuzzer.require(date.timeIntervalSince1970.isFinite, "an HTTP date is a finite time")
         }
 
@@ -32,7 +32,7 @@ enum FuzzHTTPDate {
         let second = Int64(seed % UInt64(latestSecond + 1))
         let expected = Date(timeIntervalSince1970: TimeInterval(second))
         for (form, written) in [("IMF-fixdate", imfFixdate(second)), ("asctime", asctime(second))] {
-            let read = RetryAfter.httpDate(written)
+            let read = RetryAfter.httpDate(written, now: now)
             Fuzzer.require(
                 read == expected, "an HTTP date in \(form) form reads back: \(written) read as \(read as Any)")
             let delay = RetryAfter.delay(from: written, now: now)

@@ -33,7 +33,10 @@ public enum CookieJarChecks {
         }
         let loaded = makeJar()
         do {
-            try loaded.load(from: file)
+            let report = try loaded.load(from: file)
+            Fuzzer.require(
+                report.loaded == persistent.count && report.expired == 0 && report.skipped.isEmpty,
+                "what the jar saves, it loads whole: \(persistent.count) saved, load reports \(report)")
         } catch {
             Fuzzer.require(false, "what the jar saves, it loads: \(error)")
         }

@@ -8,7 +8,8 @@ import SimpleNetworkingTesting
 ///
 /// Invariant: no trap; a refusal is `SimpleNetworkingError.invalidURL` and sends nothing. Otherwise each value
 /// becomes one segment of unreserved characters and `%XX` escapes that percent-decodes back to the value (only an
-/// empty, `.` or `..` value is refused); the client refuses the template exactly when `path(with:)` does; the
+/// empty value, or one that is or holds a `.` or `..` segment between slashes or backslashes, which a server that
+/// decodes `%2F` would read as one, is refused); the client refuses the template exactly when `path(with:)` does; the
 /// request that reaches the transport stays on the base URL's origin and under its path, and carries each value's
 /// segment (when the template has no dot segment to remove it); and the query parameters and form fields, decoded
 /// with Foundation's `URLComponents`, give back the pairs that were added.
@@ -92,12 +93,16 @@ enum FuzzPathTemplate {
         if isPost { requireForm(request, holds: form) }
     }
 
-    /// A value alone in a template: one segment that decodes back to it, or refused when empty, `.` or `..`.
+    /// A value alone in a template: one segment that decodes back to it, or refused when empty or holding a dot
+    /// segment.
     static func requireOneSegment(_ value: String) {
-        let refusable = value.isEmpty || value == "." || value == ".."
+        let pieces = value.utf8.split(omittingEmptySubsequences: false) {
+            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\")
+        }
+        let refusable = value.isEmpty || pieces.contains { $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }
         do {
             let segment = try PathTemplate("{value}").path(with: ["value": value])
-            Fuzzer.require(!refusable, "an empty, . or .. value is refused")
+            Fuzzer.require(!refusable, "an empty value, or one that holds a dot segment, is refused")
             Fuzzer.require(
                 HTTPGrammar.isPercentEncoded(segment),
                 "a value is sent as unreserved characters and %XX escapes, not \(segment)")
@@ -105,7 +110,7 @@ enum FuzzPathTemplate {
                 HTTPGrammar.percentDecoded(segment[...]) == Array(value.utf8),
                 "a value's segment percent-decodes back to the value (\(segment))")
         } catch {
-            Fuzzer.require(refusable, "only an empty, . or .. value is refused as a segment: \(error)")
+            Fuzzer.require(refusable, "only an empty value, or one that holds a dot segment, is refused: \(error)")
             requireInvalidURL(error, "path(with:) for one value")
         }
     }
