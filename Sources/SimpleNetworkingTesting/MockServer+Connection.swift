@@ -8,24 +8,12 @@ extension MockServerCore {
         var reader = MockServerConnectionReader(fd: fd) { [self] in isShutdown }
         while true {
             do throws(MockServerReadFailure) {
-                guard let head = try readRequestHead(from: &reader) else { return }
-                let framing = try MockServerParsing.framing(of: head)
-                if framing != .none, head.version == "HTTP/1.1",
-                    head.values(of: "expect").contains(where: { $0.lowercased() == "100-continue" })
-                {
-                    guard MockServerSocket.sendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n".utf8) else { return }
+                let read = try MockServerParsing.readRequest(from: &reader) { head in
+                    !head.expectsContinue || MockServerSocket.sendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n".utf8)
                 }
-                let body: Data
-                switch framing {
-                case .none: body = Data()
-                case .length(let count): body = Data(try reader.readExactly(count))
-                case .chunked: body = try MockServerParsing.readChunkedBody(from: &reader)
-                }
-                let keepAlive =
-                    head.version == "HTTP/1.1"
-                    ? !head.connectionHasToken("close") : head.connectionHasToken("keep-alive")
+                guard let (head, body) = read else { return }
                 let (request, response) = record(head, body: body, connectionIndex: index)
-                guard write(response, for: request, keepAlive: keepAlive, to: fd) else { return }
+                guard write(response, for: request, keepAlive: head.keepsAlive, to: fd) else { return }
             } catch {
                 if case .invalid(let status) = error {
                     writeErrorAndLinger(status: status, to: fd)
@@ -33,14 +21,6 @@ extension MockServerCore {
                 return
             }
         }
-    }
-
-    private func readRequestHead(
-        from reader: inout MockServerConnectionReader
-    ) throws(MockServerReadFailure) -> MockServerRequestHead? {
-        guard let bytes = try reader.readHead() else { return nil }
-        guard let head = MockServerParsing.parseHead(bytes) else { throw .invalid(status: 400) }
-        return head
     }
 
     /// Writes `response`, applying its faults.

@@ -18,6 +18,17 @@ struct MockServerRequestHead {
             value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == token }
         }
     }
+
+    /// Whether the client lets the connection carry another request after this one: HTTP/1.1 unless it sends
+    /// `Connection: close`, HTTP/1.0 only with `Connection: keep-alive`.
+    var keepsAlive: Bool {
+        version == "HTTP/1.1" ? !connectionHasToken("close") : connectionHasToken("keep-alive")
+    }
+
+    /// Whether the client waits for `100 Continue` before sending the body (`Expect: 100-continue`, HTTP/1.1).
+    var expectsContinue: Bool {
+        version == "HTTP/1.1" && values(of: "expect").contains { $0.lowercased() == "100-continue" }
+    }
 }
 
 /// How the body of a request is delimited.
@@ -72,9 +83,13 @@ enum MockServerParsing {
     /// Determines how the body of `head` is framed.
     /// - Throws: ``MockServerReadFailure/invalid(status:)`` for contradictory or unsupported framing.
     static func framing(of head: MockServerRequestHead) throws(MockServerReadFailure) -> MockServerBodyFraming {
-        let codings = head.values(of: "transfer-encoding").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        if let last = codings.last {
+        let encodings = head.values(of: "transfer-encoding")
+        if !encodings.isEmpty {
+            let codings = encodings.flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            // RFC 9112 section 6.3: a request whose Transfer-Encoding does not end in chunked, an empty one
+            // included, has no reliable length: 400; a coding the server does not know: 501.
+            guard let last = codings.last else { throw .invalid(status: 400) }
             guard last == "chunked" else { throw .invalid(status: 501) }
             return .chunked
         }
@@ -88,6 +103,27 @@ enum MockServerParsing {
         else { throw .invalid(status: 400) }
         guard length <= maxBodyBytes else { throw .invalid(status: 413) }
         return length == 0 ? .none : .length(length)
+    }
+
+    /// Reads the next request: its header section, then the body its framing asks for.
+    /// - Parameters:
+    ///   - reader: The connection's bytes.
+    ///   - beforeBody: Called when a body follows the head, before it is read (the server answers
+    ///     `Expect: 100-continue` there); `false` ends the connection as if the peer had closed it.
+    /// - Returns: The head and the body, or `nil` if the peer closed before sending any byte.
+    /// - Throws: ``MockServerReadFailure`` on a truncated stream or an invalid request.
+    static func readRequest(
+        from reader: inout MockServerConnectionReader, beforeBody: (MockServerRequestHead) -> Bool
+    ) throws(MockServerReadFailure) -> (head: MockServerRequestHead, body: Data)? {
+        guard let bytes = try reader.readHead() else { return nil }
+        guard let head = parseHead(bytes) else { throw .invalid(status: 400) }
+        let framing = try framing(of: head)
+        if framing != .none, !beforeBody(head) { throw .closed }
+        switch framing {
+        case .none: return (head, Data())
+        case .length(let count): return (head, Data(try reader.readExactly(count)))
+        case .chunked: return (head, try readChunkedBody(from: &reader))
+        }
     }
 
     /// Reads a chunked body, discarding chunk extensions and trailers.
@@ -156,6 +192,12 @@ struct MockServerConnectionReader {
     init(fd: Int32, shouldStop: @escaping () -> Bool) {
         self.fd = fd
         self.shouldStop = shouldStop
+    }
+
+    /// A reader of `bytes` alone, as if the peer sent them and closed: no socket is read.
+    init(bytes: [UInt8]) {
+        self.init(fd: -1, shouldStop: { true })
+        buffer = bytes
     }
 
     /// Whether no unread bytes are buffered.

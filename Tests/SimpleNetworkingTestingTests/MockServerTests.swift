@@ -429,6 +429,21 @@ struct MockServerTests {
         #expect(server.requests.map(\.path) == ["/fine"])
     }
 
+    @Test(
+        "A Transfer-Encoding that does not end in chunked is refused: an empty one with 400, another coding with 501",
+        arguments: [("", 400), (" , ", 400), ("gzip", 501), ("chunked, gzip", 501)])
+    func transferEncodingWithoutChunked(codings: String, status: Int) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let response = try await onThread {
+            let client = try SocketTestClient(port: server.port)
+            client.write("POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding:\(codings)\r\n\r\n0\r\n\r\n")
+            return try client.readResponse()
+        }
+        #expect(response.status == status)
+        #expect(server.requestCount == 0)
+    }
+
     @Test("An oversized header section is rejected with 431")
     func oversizedHeaders() async throws {
         let server = try MockServer()

@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libFuzzer targets for every parser of outside input, one executable each. A package of its own, like
+// `Benchmarks/`, so that the library's manifest stays free of fuzzing. Built and run by `bash .ci/fuzz`
+// (CONTRIBUTING.md, "Fuzzing"); the sanitizer flags come from its command line, never from this manifest.
+let package = Package(
+    name: "SimpleNetworkingFuzzTesting",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "fuzz-set-cookie", targets: ["FuzzSetCookie"]),
+        .executable(name: "fuzz-cookie-file", targets: ["FuzzCookieFile"]),
+        .executable(name: "fuzz-http-date", targets: ["FuzzHTTPDate"]),
+        .executable(name: "fuzz-path-template", targets: ["FuzzPathTemplate"]),
+        .executable(name: "fuzz-headers", targets: ["FuzzHeaders"]),
+        .executable(name: "fuzz-mock-server-request", targets: ["FuzzMockServerRequest"]),
+    ],
+    dependencies: [
+        .package(name: "SimpleNetworking", path: "..")
+    ],
+    targets: [
+        // Declares libFuzzer's `LLVMFuzzerRunDriver`, which `-sanitize=fuzzer` links in.
+        .target(name: "CLibFuzzer"),
+        // The plumbing every target shares: the driver, splitting an input, scratch files, reference checks.
+        .target(name: "FuzzHarness", dependencies: ["CLibFuzzer", "SimpleNetworking"]),
+        .executableTarget(name: "FuzzSetCookie", dependencies: ["FuzzHarness", "SimpleNetworking"]),
+        .executableTarget(name: "FuzzCookieFile", dependencies: ["FuzzHarness", "SimpleNetworking"]),
+        .executableTarget(name: "FuzzHTTPDate", dependencies: ["FuzzHarness", "SimpleNetworking"]),
+        .executableTarget(
+            name: "FuzzPathTemplate",
+            dependencies: [
+                "FuzzHarness", "SimpleNetworking",
+                .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking"),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzHeaders",
+            dependencies: [
+                "FuzzHarness", "SimpleNetworking",
+                .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking"),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzMockServerRequest",
+            dependencies: ["FuzzHarness", .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// The library's policy for every Swift target: Swift 6 language mode above, plus the upcoming features it relies on.
+for target in package.targets where target.name != "CLibFuzzer" {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,69 @@
+import CLibFuzzer
+import Dispatch
+import Foundation
+
+/// The libFuzzer driver and the checks every target shares.
+///
+/// A target is an `@main` type whose `main()` hands a non-capturing closure to ``run(_:)``; the closure checks one
+/// input and states its invariant with ``require(_:_:)``:
+///
+/// ```swift
+/// @main
+/// enum FuzzExample {
+///     static func main() {
+///         Fuzzer.run { data, count in
+///             FuzzExample.check(FuzzInput(data, count))
+///             return 0
+///         }
+///     }
+/// }
+/// ```
+public enum Fuzzer {
+    /// What libFuzzer calls with each input: its bytes and their count; it returns 0.
+    public typealias Callback = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+
+    /// Runs libFuzzer with this process's arguments (a corpus directory, a crash file, `-max_total_time=30`, ...),
+    /// calling `callback` with each input, and exits with libFuzzer's status.
+    /// - Parameter callback: Checks one input. A C function pointer: it cannot capture, so it calls a static method.
+    public static func run(_ callback: Callback) -> Never {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
+    }
+
+    /// Crashes, so that libFuzzer reports the input, unless `condition` holds.
+    /// - Parameters:
+    ///   - condition: The invariant, evaluated on this input.
+    ///   - invariant: The invariant's name and what broke it; printed with the crash. Never an input's secret: fuzz
+    ///     inputs have none, but keep messages short.
+    public static func require(
+        _ condition: Bool, _ invariant: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        if !condition { fatalError("invariant failed: \(invariant())", file: file, line: line) }
+    }
+
+    /// Runs `operation` on the concurrency pool and blocks this thread until it returns.
+    ///
+    /// For harnesses only: libFuzzer calls targets synchronously on its own thread, which is never a pool thread,
+    /// so blocking it cannot starve the pool.
+    /// - Parameter operation: The work, such as sending a request through a `MockTransport`.
+    /// - Returns: What `operation` returns.
+    public static func wait<Result: Sendable>(_ operation: @escaping @Sendable () async -> Result) -> Result {
+        let box = ResultBox<Result>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.value = await operation()
+            done.signal()
+        }
+        done.wait()
+        guard let value = box.value else { fatalError("the operation ended without a result") }
+        return value
+    }
+}
+
+/// Carries a result from the task to the waiting thread.
+private final class ResultBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is written once by the task before it signals the semaphore, and read by the
+    // waiting thread only after the signal, which orders the two.
+    var value: Value?
+}
