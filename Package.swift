@@ -24,7 +24,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SimpleNetworkingTests",
-            // transport-probe: built for the tests that run it in a process of their own (ProbeTests).
+            // transport-probe: built for the tests that run it in a process of their own (`Probe` in
+            // TransportRobustnessTests.swift).
             dependencies: ["SimpleNetworking", "SimpleNetworkingTesting", "transport-probe"],
             resources: [.copy("Fixtures")]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import SimpleNetworking
 
 /// All mutable state of one server. Only ever accessed inside `MockServerCore.withState(_:)`.
 struct MockServerState {
@@ -18,10 +19,10 @@ struct MockServerState {
 /// Descriptor ownership: the accept thread closes the listener and each connection thread closes its own socket,
 /// both while holding the lock; `shutdown()` only calls `shutdown(2)` on them under that same lock, which wakes the
 /// owners without ever touching a descriptor number that may already have been closed and reused.
-final class MockServerCore: @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is in `state`, guarded by `lock`; other stored properties are immutable.
-    private let lock = NSLock()
-    private var state = MockServerState()
+final class MockServerCore: Sendable {
+    // Sendable without `@unchecked`: all mutable state is in `state`, behind the package's one lock type; the other
+    // stored properties are immutable and Sendable.
+    private let state = Locked(MockServerState())
     private let listenFD: Int32
     private let threads = DispatchGroup()
 
@@ -34,9 +35,7 @@ final class MockServerCore: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the mutable state.
     func withState<T>(_ body: (inout MockServerState) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
+        try state.withLock(body)
     }
 
     /// Whether ``shutdown()`` has been called.

@@ -26,6 +26,19 @@ struct HTTPStatusTests {
         #expect(classes.filter(\.1).map(\.0) == (kind == "none" ? [] : [kind]))
     }
 
+    @Test("A status is Codable as its code, so a response model can hold one")
+    func codableAsCode() throws {
+        struct Outcome: Codable, Equatable {
+            var status: HTTPStatus
+        }
+        let json = try JSONEncoder().encode(Outcome(status: .notFound))
+        #expect(String(decoding: json, as: UTF8.self) == #"{"status":404}"#)
+        #expect(try JSONDecoder().decode(Outcome.self, from: Data(#"{"status":599}"#.utf8)) == Outcome(status: 599))
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Outcome.self, from: Data(#"{"status":"404"}"#.utf8))
+        }
+    }
+
     @Test("The response's status matches its code, and status handlers take a named status")
     func namedStatusHandlers() async throws {
         let server = try MockServer()

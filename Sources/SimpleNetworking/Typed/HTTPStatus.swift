@@ -1,12 +1,13 @@
 /// An HTTP status: a code with a name, and the class it belongs to.
 ///
-/// Write a status by name (`.notFound`) or as an integer literal (`404`); any code is allowed, named or not.
+/// Write a status by name (`.notFound`) or as an integer literal (`404`); any code is allowed, named or not. It is
+/// `Codable` as its code (`404` in JSON), so a response model can hold one.
 ///
 /// ```swift
 /// let response = try await api.get("/users/1").response()
 /// if response.status == .noContent { print("nothing to show") }
 /// ```
-public struct HTTPStatus: RawRepresentable, Sendable, Hashable, Comparable, ExpressibleByIntegerLiteral,
+public struct HTTPStatus: RawRepresentable, Sendable, Hashable, Comparable, Codable, ExpressibleByIntegerLiteral,
     CustomStringConvertible
 {
     /// The status code, for example `404`.
