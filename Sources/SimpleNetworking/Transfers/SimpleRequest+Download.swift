@@ -58,9 +58,13 @@ extension SimpleRequest {
 
 /// The file of one download attempt: a temporary file beside the destination, written as the body arrives, then
 /// moved into place when the attempt succeeded or removed when it did not.
+///
+/// The lock guards only the bookkeeping: every write, close and removal of the file runs outside it, since the lock
+/// must never be held across blocking work. The transport writes one piece at a time, never concurrently; a
+/// `discard()` that arrives while a write runs leaves the file to that write, which removes it when it returns.
 final class FileDestination: ResponseDestination {
     private struct State: @unchecked Sendable {
-        // @unchecked Sendable: the handle is only used with the lock held.
+        // @unchecked Sendable: the handle is only ever used by one thread at a time, handed out of the lock to it.
         var handle: FileHandle?
         var temporary: URL?
         /// Bytes not yet written: pieces are gathered up to ``FileDestination/writeSize`` per write, since a
@@ -68,6 +72,32 @@ final class FileDestination: ResponseDestination {
         var pending = Data()
         /// Settled: later writes (from a transfer still winding down) are dropped.
         var closed = false
+        /// A write runs outside the lock; whoever closes the file meanwhile leaves it to that write.
+        var writing = false
+
+        /// Takes the file out of the state, for closing and removing outside the lock.
+        mutating func takeFile() -> OpenFile {
+            defer {
+                handle = nil
+                temporary = nil
+                pending = Data()
+            }
+            return OpenFile(handle: handle, temporary: temporary)
+        }
+    }
+
+    /// A file taken out of the state, closed and removed outside the lock.
+    private struct OpenFile: @unchecked Sendable {
+        // @unchecked Sendable: owned by the one thread that took it out of the state.
+        var handle: FileHandle?
+        var temporary: URL?
+
+        static let none = OpenFile(handle: nil, temporary: nil)
+
+        func closeAndRemove() {
+            try? handle?.close()
+            if let temporary { try? FileManager.default.removeItem(at: temporary) }
+        }
     }
 
     /// The size of each write to the file: 1 MiB.
@@ -84,25 +114,37 @@ final class FileDestination: ResponseDestination {
         let name = destination.lastPathComponent
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(name).\(UUID().uuidString).download")
-        let opened = state.withLock { state -> Bool in
-            guard !state.closed else { return true }
-            Self.remove(&state)
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-                let handle = try? FileHandle(forWritingTo: temporary)
-            else { return false }
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: temporary)
+        else { throw .fileFailed(reason: "\(name) could not be created in its directory") }
+        let opened = OpenFile(handle: handle, temporary: temporary)
+        // The file of an earlier hop, or the new one when the download was settled meanwhile, goes.
+        let unused = state.withLock { state -> OpenFile in
+            guard !state.closed else { return opened }
+            let earlier = state.takeFile()
             state.handle = handle
             state.temporary = temporary
-            return true
+            return earlier
         }
-        guard opened else { throw .fileFailed(reason: "\(name) could not be created in its directory") }
+        unused.closeAndRemove()
     }
 
     func write(_ bytes: Data) throws(SimpleNetworkingError) {
-        let written = state.withLock { state -> Bool in
-            guard !state.closed, state.handle != nil else { return true }
+        let batch = state.withLock { state -> (handle: FileHandle, data: Data)? in
+            guard !state.closed, let handle = state.handle else { return nil }
             state.pending.append(bytes)
-            return state.pending.count < Self.writeSize || Self.flush(&state)
+            guard state.pending.count >= Self.writeSize else { return nil }
+            state.writing = true
+            defer { state.pending = Data() }
+            return (handle, state.pending)
         }
+        guard let batch else { return }
+        let written = Self.write(batch.data, to: batch.handle)
+        let abandoned = state.withLock { state -> OpenFile in
+            state.writing = false
+            return state.closed ? state.takeFile() : .none
+        }
+        abandoned.closeAndRemove()
         guard written else { throw .fileFailed(reason: "\(destination.lastPathComponent) could not be written") }
     }
 
@@ -113,22 +155,24 @@ final class FileDestination: ResponseDestination {
             discard()
             return outcome
         }
-        let temporary = state.withLock { state -> URL?? in
-            guard Self.flush(&state) else { return .none }
-            state.closed = true
-            try? state.handle?.close()
-            state.handle = nil
-            defer { state.temporary = nil }
-            return state.temporary
-        }
         let name = destination.lastPathComponent
-        guard let temporary else {
-            discard()
+        let taken = state.withLock { state -> (file: OpenFile, pending: Data)? in
+            state.closed = true
+            // A write still running (the transport outlived its attempt) keeps the file and removes it.
+            guard !state.writing else { return nil }
+            let pending = state.pending
+            return (state.takeFile(), pending)
+        }
+        guard let taken else { return .failure(.fileFailed(reason: "\(name) could not be written")) }
+        if let handle = taken.file.handle, !taken.pending.isEmpty, !Self.write(taken.pending, to: handle) {
+            taken.file.closeAndRemove()
             return .failure(.fileFailed(reason: "\(name) could not be written"))
         }
+        try? taken.file.handle?.close()
         // A 2xx whose head never reached the transfer (a transport that does not stream) still gets its file.
-        let source = temporary ?? destination.deletingLastPathComponent().appendingPathComponent(".\(name).empty")
-        if temporary == nil, !FileManager.default.createFile(atPath: source.path, contents: nil) {
+        let source =
+            taken.file.temporary ?? destination.deletingLastPathComponent().appendingPathComponent(".\(name).empty")
+        if taken.file.temporary == nil, !FileManager.default.createFile(atPath: source.path, contents: nil) {
             return .failure(.fileFailed(reason: "\(name) could not be created in its directory"))
         }
         // rename(2) replaces an existing file in one step: the destination is never missing nor partial.
@@ -142,29 +186,20 @@ final class FileDestination: ResponseDestination {
 
     /// Closes and removes the temporary file, if any; later writes are dropped.
     func discard() {
-        state.withLock { state in
+        let file = state.withLock { state -> OpenFile in
             state.closed = true
-            Self.remove(&state)
+            return state.writing ? .none : state.takeFile()
         }
+        file.closeAndRemove()
     }
 
-    /// Writes the gathered bytes; `false` when the file cannot be written.
-    private static func flush(_ state: inout State) -> Bool {
-        guard !state.pending.isEmpty, let handle = state.handle else { return true }
-        defer { state.pending.removeAll(keepingCapacity: true) }
+    /// Writes `data`; `false` when the file cannot be written.
+    private static func write(_ data: Data, to handle: FileHandle) -> Bool {
         do {
-            try handle.write(contentsOf: state.pending)
+            try handle.write(contentsOf: data)
             return true
         } catch {
             return false
         }
-    }
-
-    private static func remove(_ state: inout State) {
-        state.pending = Data()
-        try? state.handle?.close()
-        state.handle = nil
-        if let temporary = state.temporary { try? FileManager.default.removeItem(at: temporary) }
-        state.temporary = nil
     }
 }
