@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "fuzz-path-template", targets: ["FuzzPathTemplate"]),
         .executable(name: "fuzz-headers", targets: ["FuzzHeaders"]),
         .executable(name: "fuzz-mock-server-request", targets: ["FuzzMockServerRequest"]),
+        .executable(name: "fuzz-event-stream", targets: ["FuzzEventStream"]),
     ],
     dependencies: [
         .package(name: "SimpleNetworking", path: "..")
@@ -44,6 +45,7 @@ let package = Package(
             name: "FuzzMockServerRequest",
             dependencies: ["FuzzHarness", .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking")]
         ),
+        .executableTarget(name: "FuzzEventStream", dependencies: ["FuzzHarness", "SimpleNetworking"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -51,6 +51,9 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// URLSession on Linux cannot pause a transfer, and the library does not hold more than `limit` in memory. Read
     /// faster, or pass a larger buffer.
     case streamBufferFull(limit: Int)
+    /// A line of an event stream, or the data of one of its events, passed `limit` bytes, so the stream was stopped
+    /// rather than held in memory. Raise the maximum event size if the server's events are expected to be this large.
+    case eventTooLarge(limit: Int)
 
     /// The response involved, when one arrived.
     public var response: SimpleResponse? {
@@ -62,7 +65,7 @@ public enum SimpleNetworkingError: Error, Sendable {
         case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress, .authenticationFailed,
             .deadlineExceeded:
             return nil
-        case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull:
+        case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull, .eventTooLarge:
             return nil
         }
     }
@@ -143,6 +146,9 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .streamBufferFull(let limit):
             return "The response stream's reader fell more than \(limit) bytes behind the network, so the transfer "
                 + "was stopped; read faster, or pass a larger bufferSize."
+        case .eventTooLarge(let limit):
+            return "An event stream's line or event data passed the size limit of \(limit) bytes, so the stream was "
+                + "stopped; raise the maximum event size if the server's events are expected to be this large."
         }
     }
 
@@ -188,6 +194,7 @@ extension SimpleNetworkingError: CustomReflectable {
         case .deadlineExceeded: "deadlineExceeded"
         case .fileFailed: "fileFailed"
         case .streamBufferFull: "streamBufferFull"
+        case .eventTooLarge: "eventTooLarge"
         }
     }
 }
