@@ -40,7 +40,11 @@ private final class RecordingTransport: HTTPTransport, @unchecked Sendable {
 
     var calls: [(request: HTTPRequest, options: TransportOptions)] { lock.withLock { sent } }
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
+    var capabilities: TransportCapabilities { [] }
+
+    func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+    {
         lock.withLock { sent.append((request, options)) }
         return SimpleResponse(statusCode: 200, headers: [:], body: Data(), url: request.url)
     }

@@ -22,10 +22,15 @@ struct TransportConformanceTests {
     func catchesBrokenTransport() async {
         // Follows nothing, limits nothing, never times out: answers every request with a 302 and a large body.
         struct Careless: HTTPTransport {
-            func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
-                -> SimpleResponse
+            var capabilities: TransportCapabilities { .streaming }
+
+            func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+                async throws(SimpleNetworkingError) -> SimpleResponse
             {
-                SimpleResponse(statusCode: 200, headers: [:], body: Data(count: 1 << 20), url: request.url)
+                let response = SimpleResponse(
+                    statusCode: 200, headers: [:], body: Data(count: 1 << 20), url: request.url)
+                _ = try? await transfer.deliver(whole: response)
+                return SimpleResponse(statusCode: 200, url: request.url)
             }
         }
         let failures = await TransportConformance { _ in Careless() }.run()

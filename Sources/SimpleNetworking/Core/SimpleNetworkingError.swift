@@ -51,6 +51,11 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// URLSession on Linux cannot pause a transfer, and the library does not hold more than `limit` in memory. Read
     /// faster, or pass a larger buffer.
     case streamBufferFull(limit: Int)
+    /// The client's transport cannot do what the request needs: stream a download, a response stream, an upload from
+    /// a file or progress (see ``HTTPTransport/capabilities``), or send a request of this shape (URLSession on Linux
+    /// cannot send to an IPv6 literal host, nor a body on GET or HEAD). `reason` names the transport. Nothing reached
+    /// the network; use another transport, or change the request.
+    case unsupportedByTransport(reason: String)
 
     /// The response involved, when one arrived.
     public var response: SimpleResponse? {
@@ -62,7 +67,8 @@ public enum SimpleNetworkingError: Error, Sendable {
         case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress, .authenticationFailed,
             .deadlineExceeded:
             return nil
-        case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull:
+        case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull,
+            .unsupportedByTransport:
             return nil
         }
     }
@@ -143,6 +149,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .streamBufferFull(let limit):
             return "The response stream's reader fell more than \(limit) bytes behind the network, so the transfer "
                 + "was stopped; read faster, or pass a larger bufferSize."
+        case .unsupportedByTransport(let reason):
+            return "The transport cannot send this request, nothing was sent: \(reason)."
         }
     }
 
@@ -188,6 +196,7 @@ extension SimpleNetworkingError: CustomReflectable {
         case .deadlineExceeded: "deadlineExceeded"
         case .fileFailed: "fileFailed"
         case .streamBufferFull: "streamBufferFull"
+        case .unsupportedByTransport: "unsupportedByTransport"
         }
     }
 }

@@ -69,20 +69,24 @@ package final class URLSessionTransport: HTTPTransport {
         #endif
     }
 
-    package func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
-        -> SimpleResponse
-    {
-        try await run(request, options: options, transfer: nil)
-    }
+    /// Everything on the library's own session; nothing on a session the caller made, whose delegate is not the
+    /// library's.
+    package var capabilities: TransportCapabilities { ownsSession ? .streaming : [] }
 
     /// Streams in both directions on the library's own session: the response body goes to `transfer` from the
-    /// delegate as it arrives, and a body file is sent with an upload task, which reads it from disk as it goes. On
-    /// Linux that is what streams: FoundationNetworking sends an empty body for `httpBodyStream` (see "URLSession on
-    /// Linux" in the documentation). A session the caller made gets the default, in memory.
+    /// delegate as it arrives (URLSession cannot pause a transfer, so a reader that falls too far behind fails it),
+    /// and a body file is sent with an upload task, which reads it from disk as it goes. On Linux that is what
+    /// streams: FoundationNetworking sends an empty body for `httpBodyStream` (see "URLSession on Linux" in the
+    /// documentation). A session the caller made collects the response with a completion handler, then hands it over.
     package func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
-        guard ownsSession else { return try await sendBuffered(request, options: options, transfer: transfer) }
+        guard ownsSession else {
+            guard request.bodyFile == nil else {
+                throw .unsupportedByTransport(reason: "a URLSession the caller made cannot stream a body file")
+            }
+            return try await transfer.deliver(whole: try await run(request, options: options, transfer: nil))
+        }
         return try await run(request, options: options, transfer: transfer)
     }
 
