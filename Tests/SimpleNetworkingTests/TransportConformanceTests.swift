@@ -36,4 +36,27 @@ struct TransportConformanceTests {
         let failures = await TransportConformance { _ in Careless() }.run()
         #expect(Set(failures.map(\.check)) == Set(TransportConformance.checks))
     }
+
+    @Test(
+        "The kit catches a transport that collects the body before handing it over while claiming to stream",
+        arguments: ["firstBytesBeforeEnd", "endlessBodyAbandoned"])
+    func catchesBufferingTransport(check: String) async {
+        struct Buffering: HTTPTransport {
+            let inner: URLSessionTransport
+            var capabilities: TransportCapabilities { .streaming }
+
+            func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+                async throws(SimpleNetworkingError) -> SimpleResponse
+            {
+                try await transfer.deliver(whole: try await inner.send(request, options: options))
+            }
+
+            func close() { inner.close() }
+        }
+        let kit = TransportConformance { _ in
+            Buffering(inner: URLSessionTransport(configuration: SimpleNetworking.Configuration()))
+        }
+        let failure = await kit.run(check)
+        #expect(failure != nil)
+    }
 }
