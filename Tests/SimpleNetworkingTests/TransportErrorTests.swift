@@ -74,6 +74,8 @@ struct TransportErrorTests {
         case statusCodeNotANumber
         case headerWithoutColon
         case conflictingContentLength
+        case conflictingLongerFirst
+        case conflictingShorterFirst
         case invalidContentLength
 
         var bytes: Data {
@@ -84,6 +86,10 @@ struct TransportErrorTests {
             case .headerWithoutColon: text = "HTTP/1.1 200 OK\r\nThis is not a header\r\nContent-Length: 2\r\n\r\nok"
             case .conflictingContentLength:
                 text = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 10\r\n\r\nok"
+            case .conflictingLongerFirst:
+                text = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 5\r\n\r\nhello"
+            case .conflictingShorterFirst:
+                text = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\n\r\nhello"
             case .invalidContentLength: text = "HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\nok"
             }
             return Data(text.utf8)
@@ -112,5 +118,25 @@ struct TransportErrorTests {
         #expect(elapsed < 8 * timeScale, "took \(elapsed) s")
         let description = error.map { "\($0)" } ?? ""
         #expect(description.contains("not valid HTTP"), "\(description)")
+    }
+
+    @Test(
+        "Two Content-Length fields that disagree, in either order, fail as a bad response within 1 s, without retries",
+        arguments: [Malformed.conflictingLongerFirst, .conflictingShorterFirst])
+    func conflictingLengths(_ malformed: Malformed) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(faults: [.rawResponse(malformed.bytes)]) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        for method in [HTTPMethod.get, .post] {
+            let start = Date()
+            // libcurl reading the body by the longer length would wait for bytes that never come: the 10 s timeout.
+            let error = await failure(of: api.request(method, "/bad").retryPolicy(.never).timeout(10 * timeScale))
+            let elapsed = Date().timeIntervalSince(start)
+            #expect(error?.transportFailure?.category == .badServerResponse, "\(String(describing: error))")
+            #expect(error?.transportFailure?.detail?.contains("Content-Length") == true)
+            #expect(elapsed < 1 * timeScale, "\(method.rawValue) took \(elapsed) s")
+        }
     }
 }
