@@ -297,7 +297,7 @@ public struct TransportConformance: Sendable {
         server.route { _ in
             MockResponse(
                 status: 200, headers: [("Content-Length", "5368709120")], body: piece,
-                faults: [.repeatBody(.max), .drip(bytes: 64 * 1024, interval: 0.001)])
+                faults: [.repeatBody(.max), .drip(bytes: 64 * 1024, interval: 0.005)])
         }
         let enough = 4 * 1024 * 1024
         let received = Locked(0)
@@ -312,7 +312,8 @@ public struct TransportConformance: Sendable {
                 if total >= enough { throw stop }
             })
         // No size limit, so that nothing refuses the declared length; the short timeout bounds what a transport that
-        // buffers holds before it fails the check (4 MiB take 64 paced pieces).
+        // buffers holds before it fails the check (4 MiB take 64 pieces, 5 ms apart). The pauses let libcurl's passes end,
+        // so that a URLSession transport can cancel (see "URLSession on Linux" in the documentation).
         let result = await send(
             transport, HTTPRequest(method: .get, url: server.url("/endless")), TransportOptions(timeout: 5),
             transfer: transfer)
@@ -329,7 +330,7 @@ public struct TransportConformance: Sendable {
         server.route { _ in
             MockResponse(
                 status: 200, body: Data(count: 16 * 1024), chunked: true,
-                faults: [.repeatBody(.max), .drip(bytes: 16 * 1024, interval: 0.01)])
+                faults: [.repeatBody(.max), .drip(bytes: 16 * 1024, interval: 0.02)])
         }
         let transfer = HTTPTransfer(head: { _ in }, body: { _ throws(SimpleNetworkingError) in throw .cancelled })
         let result = await send(transport, HTTPRequest(method: .get, url: server.url("/endless")), transfer: transfer)

@@ -10,11 +10,11 @@ import Foundation
 /// so they are safe to log.
 public enum SimpleNetworkingError: Error, Sendable {
     /// The base URL and path, or an absolute URL, do not form a usable `http` or `https` URL: for example a path
-    /// that names another origin or climbs above the base path, user info in the URL, or a host URLSession cannot
-    /// reach on this platform. Nothing reached the network.
+    /// that names another origin or climbs above the base path, or user info in the URL. Nothing reached the
+    /// network.
     case invalidURL(reason: String)
     /// The request cannot be sent as built: a bad header, a framing header such as `Content-Length`, a bad method,
-    /// or a body that cannot be sent (a JSON encoding failure, a body on GET or HEAD). Nothing reached the network.
+    /// or a body that cannot be sent (a JSON encoding failure, an unreadable file). Nothing reached the network.
     case invalidRequest(reason: String)
     /// No complete response arrived: cannot connect, host not found, timed out, connection lost, TLS failure, a
     /// response that is not valid HTTP. The failure's ``TransportFailure/category`` is the same whatever the

@@ -81,6 +81,7 @@ package final class URLSessionTransport: HTTPTransport {
     package func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
+        if let reason = Self.cannotSend(request) { throw .unsupportedByTransport(reason: reason) }
         guard ownsSession else {
             guard request.bodyFile == nil else {
                 throw .unsupportedByTransport(reason: "a URLSession the caller made cannot stream a body file")
@@ -88,6 +89,24 @@ package final class URLSessionTransport: HTTPTransport {
             return try await transfer.deliver(whole: try await run(request, options: options, transfer: nil))
         }
         return try await run(request, options: options, transfer: transfer)
+    }
+
+    /// Why URLSession cannot send `request`, or `nil`: a body on GET or HEAD (URLSession drops it, or fails the
+    /// task), and on Linux a host libcurl rewrites (see "URLSession on Linux" in the documentation). Other
+    /// transports send both.
+    static func cannotSend(_ request: HTTPRequest) -> String? {
+        if request.method == .get || request.method == .head,
+            request.bodyFile != nil || request.body.map({ !$0.isEmpty }) == true
+        {
+            return "URLSession cannot send a body on \(request.method.rawValue); put the data in the query, use POST, "
+                + "or use the AsyncHTTPClient engine"
+        }
+        #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
+            if let origin = Origin(request.url), let reason = origin.unsupportedHostReason {
+                return reason + ", or use the AsyncHTTPClient engine"
+            }
+        #endif
+        return nil
     }
 
     private func run(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer?)

@@ -144,6 +144,35 @@ struct EngineStreamingTests {
     }
 }
 
+@Suite("AsyncHTTPClient engine: what URLSession on Linux cannot send")
+struct EngineSendsTests {
+    @Test("A base URL with an IPv6 literal host reaches the server through the engine")
+    func ipv6Literal() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("over IPv6") }
+        // The IPv4-mapped IPv6 address of the loopback server, written as an IPv6 literal.
+        let base = try #require(URL(string: "http://[::ffff:127.0.0.1]:\(server.port)"))
+        let client = SimpleNetworking(baseURL: base, transport: AsyncHTTPClientTransport())
+        defer { client.close() }
+        #expect(try await client.get("/six").response().string == "over IPv6")
+        #expect(server.requests.first?.path == "/six")
+    }
+
+    @Test("GET and DELETE carry a body through the engine", arguments: [HTTPMethod.get, .delete])
+    func bodyOnAnyMethod(method: HTTPMethod) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { .text("got " + $0.bodyText) }
+        let client = SimpleNetworking(baseURL: server.baseURL, transport: AsyncHTTPClientTransport())
+        defer { client.close() }
+        let response = try await client.request(method, "/search").body(json: ["q": "kringle"]).response()
+        #expect(response.string == #"got {"q":"kringle"}"#)
+        #expect(server.requests.first?.method == method.rawValue)
+        #expect(server.requests.first?.header("Content-Length") == "15")
+    }
+}
+
 /// A value behind a lock, for the tests' callbacks.
 final class Locked<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched with `lock` held.
