@@ -10,6 +10,10 @@ import Foundation
 //   conc N C     N requests, C at a time: req/s, CPU per request, new connections, RSS after 10k and after N, peak RSS
 //   count N      N requests one after another and nothing else, for valgrind (instructions and allocations): the
 //                runner takes the difference between two counts, so start-up and warm-up cancel out
+//   download N   GET /large/N (N MiB) streamed to a file: seconds, MB/s, peak RSS above the start (library-ahc,
+//                ahc-raw)
+//   upload N     a file of N MiB sent as a PUT body, read from disk as it goes: seconds, peak RSS above the start
+//                (library-ahc)
 //
 // `main` is synchronous, blocking on a semaphore around a detached task: valgrind cannot run an async top-level main.
 
@@ -74,6 +78,35 @@ func phases() async {
                     + " hwm=\(format(memoryMB("VmHWM")))")
         case "count":
             await run(count)
+        case "download", "upload":
+            guard let transfers = client as? any FileTransfers else {
+                print("bench-client: \(arguments[0]) has no \(phase) phase")
+                exit(2)
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            if phase == "upload" { writeZeros(count << 20, to: file) }
+            let base = memoryMB("VmRSS")
+            let start = Date()
+            do {
+                if phase == "download" {
+                    try await transfers.download(mebibytes: count, port: port, to: file)
+                } else {
+                    try await transfers.upload(file, port: port)
+                }
+            } catch {
+                print("bench-client: \(phase) failed: \(error)")
+                exit(1)
+            }
+            let elapsed = Date().timeIntervalSince(start)
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
+            guard size == count << 20 else {
+                print("bench-client: the file has \(size ?? -1) bytes, not \(count << 20)")
+                exit(1)
+            }
+            print(
+                "\(phase) seconds=\(String(format: "%.3f", elapsed)) mbps=\(format(Double(count) / elapsed))"
+                    + " peak_above_start_mb=\(format(memoryMB("VmHWM") - base))")
         default:
             print("bench-client: unknown phase \(phase)")
             exit(2)
