@@ -347,7 +347,11 @@ public struct TransportConformance: Sendable {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         do {
-            try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: file)
+            // A patterned block repeated: building 8 MiB byte by byte would hold one of the few cooperative threads.
+            let block = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            var body = Data(capacity: size)
+            for _ in 0..<(size / block.count) { body.append(block) }
+            try body.write(to: file)
         } catch {
             return "the body file could not be written: \(error)"
         }

@@ -48,8 +48,8 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// directory) and what failed. Nothing is left at the destination.
     case fileFailed(reason: String)
     /// The reader of a response stream fell more than `limit` bytes behind the network, so the transfer was stopped:
-    /// URLSession on Linux cannot pause a transfer, and the library does not hold more than `limit` in memory. Read
-    /// faster, or pass a larger buffer.
+    /// the transport cannot pause a transfer (URLSession on Linux cannot), and the library does not hold more than
+    /// `limit` in memory. Read faster, pass a larger buffer, or use a transport that pauses.
     case streamBufferFull(limit: Int)
     /// The client's transport cannot do what the request needs: stream a download, a response stream, an upload from
     /// a file or progress (see ``HTTPTransport/capabilities``), or send a request of this shape (URLSession on Linux

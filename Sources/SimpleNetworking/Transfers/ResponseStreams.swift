@@ -13,8 +13,9 @@ extension SimpleRequest {
     /// arrived, the retry policy no longer retries: a retry would send its start again (so would a ``retry()`` from a
     /// handler).
     ///
-    /// URLSession on Linux cannot pause a transfer, so a reader that falls more than `bufferSize` bytes behind the
-    /// network stops the transfer with ``SimpleNetworkingError/streamBufferFull(limit:)``.
+    /// A transport that can pause (the AsyncHTTPClient engine) waits while the buffer is full. URLSession on Linux
+    /// cannot pause a transfer, so over it a reader that falls more than `bufferSize` bytes behind the network stops
+    /// the transfer with ``SimpleNetworkingError/streamBufferFull(limit:)``.
     /// - Parameter bufferSize: The most bytes held for a slow reader. Default: ``defaultStreamBufferSize`` (8 MiB).
     /// - Returns: The pieces of the body, in order.
     public func chunks(bufferSize: Int = defaultStreamBufferSize) -> ResponseChunks {

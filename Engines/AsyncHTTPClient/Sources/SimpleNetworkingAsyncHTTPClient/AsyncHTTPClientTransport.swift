@@ -19,13 +19,15 @@ import Tracing
 /// Pick it for servers on Linux and for many requests at once: it keeps a pool of connections per host on SwiftNIO's
 /// event loops, and costs a fraction of URLSession's CPU and memory per request. The client's behaviour is the same as
 /// over URLSession: redirects come back as responses and the client follows them by its rules, the body size limit
-/// stops a body as it arrives, counted after decompression, and failures arrive in the same categories.
+/// stops a body as it arrives, counted after decompression, and failures arrive in the same categories. It streams
+/// both ways with backpressure, and sends bodies on any method and to IPv6-literal hosts.
 ///
 /// Lifecycle: each transport owns one `HTTPClient`. ``close()`` starts its shutdown and returns at once: requests in
-/// flight end with `SimpleNetworkingError.cancelled`, and later ones fail. ``shutdown()`` does the same and waits until
-/// the connections are closed. A transport released without either is shut down by its `deinit`. The event loops are
-/// not the transport's: by default they are SwiftNIO's process-wide group, which lives as long as the process, so no
-/// event loop is ever started or leaked per transport.
+/// flight end with `SimpleNetworkingError.cancelled`, and later ones fail with a `transportFailed` that says the
+/// transport was closed. ``shutdown()`` does the same and waits until the connections are closed. A transport released
+/// without either is shut down by its `deinit`. The event loops are not the transport's: by default they are
+/// SwiftNIO's process-wide group, which lives as long as the process, so no event loop is ever started or leaked per
+/// transport.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Settings of the transport's `HTTPClient`, frozen when the transport is made.
     public struct Configuration: Sendable {
@@ -169,7 +171,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Starts shutting the client down and returns at once: requests in flight end with
-    /// `SimpleNetworkingError.cancelled`, later ones fail. Calling it again does nothing.
+    /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. Calling it
+    /// again does nothing.
     ///
     /// It never blocks, so it is safe on any thread, an event loop's or Swift's cooperative pool's; ``shutdown()``
     /// waits for the end.
@@ -184,7 +187,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Shuts the client down and waits until its connections are closed: requests in flight end with
-    /// `SimpleNetworkingError.cancelled`, later ones fail. After ``close()`` it returns at once.
+    /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. After
+    /// ``close()`` it returns at once.
     /// - Throws: The client's error when it did not shut down cleanly.
     public func shutdown() async throws {
         guard

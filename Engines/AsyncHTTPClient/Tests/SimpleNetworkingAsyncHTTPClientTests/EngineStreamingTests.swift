@@ -44,7 +44,9 @@ struct EngineStreamingTests {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in .status(204) }
-        let body = Data((0..<(16 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let block = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        var body = Data(capacity: 16 * 1024 * 1024)
+        for _ in 0..<256 { body.append(block) }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         try body.write(to: file)
