@@ -121,7 +121,7 @@ struct TransportErrorTests {
     }
 
     @Test(
-        "Two Content-Length fields that disagree, in either order, fail as a bad response within 1 s, without retries",
+        "Two Content-Length fields that disagree, in either order, fail at once as a bad response, without retries",
         arguments: [Malformed.conflictingLongerFirst, .conflictingShorterFirst])
     func conflictingLengths(_ malformed: Malformed) async throws {
         let server = try MockServer()
@@ -141,7 +141,8 @@ struct TransportErrorTests {
             let elapsed = Date().timeIntervalSince(arrived.current ?? .distantPast)
             #expect(error?.transportFailure?.category == .badServerResponse, "\(String(describing: error))")
             #expect(error?.transportFailure?.detail?.contains("Content-Length") == true)
-            #expect(elapsed < 1 * timeScale, "\(method.rawValue) took \(elapsed) s")
+            // About 3 ms on an idle machine; the bound is loose for a busy one, and far below the defect (the timeout).
+            #expect(elapsed < 3 * timeScale, "\(method.rawValue) took \(elapsed) s")
         }
     }
 }
