@@ -19,13 +19,13 @@ struct Origin: Hashable, Sendable {
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
     }
 
-    /// Why URLSession cannot send to this host here, or `nil`: checked by the URLSession transport, since other
+    /// Why URLSession cannot send to `host` here, or `nil`: checked by the URLSession transport, since other
     /// transports reach these hosts.
     ///
     /// On Linux, FoundationNetworking fails a URL with `badURL` unless libcurl reads the same host as `URL` does,
     /// and libcurl rewrites IPv6 literals (`[::1]`) and IPv4 addresses not written as four decimal numbers (`127.1`,
     /// `0x7f.0.0.1`, `2130706433`, `127.000.000.001`). See "URLSession on Linux" in the documentation.
-    var unsupportedHostReason: String? {
+    static func unsupportedHostReason(_ host: String) -> String? {
         #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             if host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") }) {
                 return "URLSession on Linux cannot send to a host written as an IPv6 address ([...]); use a host name "

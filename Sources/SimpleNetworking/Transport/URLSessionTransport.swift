@@ -102,7 +102,7 @@ package final class URLSessionTransport: HTTPTransport {
                 + "or use the AsyncHTTPClient engine"
         }
         #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
-            if let origin = Origin(request.url), let reason = origin.unsupportedHostReason {
+            if let host = request.url.host, let reason = Origin.unsupportedHostReason(host) {
                 return reason + ", or use the AsyncHTTPClient engine"
             }
         #endif
