@@ -149,6 +149,19 @@ protocol FileTransfers: Sendable {
     func upload(_ file: URL, port: Int) async throws
 }
 
+extension LibraryClient {
+    /// The error of `GET /gzip` under the default size limit, as text; `nil` when it succeeded.
+    func fetchBomb(port: Int) async -> String? {
+        guard let url = URL(string: "http://127.0.0.1:\(port)/gzip") else { return nil }
+        do {
+            _ = try await api.request(.get, url: url).retryPolicy(.never).response()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
 extension LibraryClient: FileTransfers {
     func download(mebibytes: Int, port: Int, to file: URL) async throws {
         guard let url = URL(string: "http://127.0.0.1:\(port)/large/\(mebibytes)") else { throw BenchError.status }

@@ -14,6 +14,8 @@ import Foundation
 //                ahc-raw)
 //   upload N     a file of N MiB sent as a PUT body, read from disk as it goes: seconds, peak RSS above the start
 //                (library-ahc)
+//   bomb N       GET /gzip (a compression bomb) with the default 10 MiB limit, N times: seconds to the error, peak RSS
+//                above the start, and RSS above the start 1 s after the last error (library-ahc, library-response)
 //
 // `main` is synchronous, blocking on a semaphore around a detached task: valgrind cannot run an async top-level main.
 
@@ -78,6 +80,26 @@ func phases() async {
                     + " hwm=\(format(memoryMB("VmHWM")))")
         case "count":
             await run(count)
+        case "bomb":
+            guard let library = client as? LibraryClient else {
+                print("bench-client: \(arguments[0]) has no bomb phase")
+                exit(2)
+            }
+            let base = memoryMB("VmRSS")
+            var seconds: [String] = []
+            for _ in 0..<max(1, count) {
+                let start = Date()
+                guard let outcome = await library.fetchBomb(port: port), outcome.contains("size limit") else {
+                    print("bench-client: the bomb did not fail with the size limit")
+                    exit(1)
+                }
+                seconds.append(String(format: "%.3f", Date().timeIntervalSince(start)))
+            }
+            let peak = memoryMB("VmHWM") - base
+            try? await Task.sleep(nanoseconds: 1_000_000_000)
+            print(
+                "bomb seconds=\(seconds.joined(separator: ",")) peak_above_start_mb=\(format(peak))"
+                    + " rss_after_1s_above_start_mb=\(format(memoryMB("VmRSS") - base))")
         case "download", "upload":
             guard let transfers = client as? any FileTransfers else {
                 print("bench-client: \(arguments[0]) has no \(phase) phase")
