@@ -92,6 +92,12 @@ public final class MockServer: Sendable {
         core.withState { $0.requests.count }
     }
 
+    /// The number of client connections open now: one closed by the client is no longer counted once the server
+    /// has noticed (at its next read or write).
+    public var openConnectionCount: Int {
+        core.withState { $0.openConnections.count }
+    }
+
     /// Records a request that did not come over a socket (``MockTransport/init(serving:)``) and picks its
     /// response, exactly as for one that did; `nil` once the server is shut down.
     func respond(to head: MockServerRequestHead, body: Data) -> (RecordedRequest, MockResponse)? {

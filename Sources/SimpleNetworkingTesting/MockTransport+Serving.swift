@@ -2,8 +2,9 @@ import Foundation
 import SimpleNetworking
 
 extension MockTransport {
-    /// Answers `request` from `server` in memory, playing the response's faults as a transport would see them.
-    func serve(_ request: HTTPRequest, from server: MockServer, options: TransportOptions)
+    /// Answers `request` from `server` in memory, playing the response's faults as a transport would see them: the
+    /// body goes to `transfer` in pieces, a repeated body copy by copy (so an endless one never ends on its own).
+    func serve(_ request: HTTPRequest, from server: MockServer, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
         let url = request.url
@@ -12,40 +13,50 @@ extension MockTransport {
             let (_, response) = server.respond(to: head(of: request), body: request.body ?? Data())
         else { throw .transportFailed(TransportFailure(.cannotConnect, detail: "nothing serves \(url.host ?? "")")) }
         var clock = WireClock(timeout: options.timeout)
-        var body = response.body
+        var copies = 1
+        var cut: Int?
+        var drip: (bytes: Int, interval: TimeInterval)?
         for fault in response.faults {
             switch fault {
-            case .delayHeaders(let seconds), .delayBody(let seconds):
+            case .delayHeaders(let seconds):
                 try await clock.wait(seconds)
-            case .drip(let bytes, let interval):
-                try await clock.wait(Double((body.count + max(1, bytes) - 1) / max(1, bytes)) * interval)
-            case .dropBeforeBody where !body.isEmpty:
-                throw .transportFailed(TransportFailure(.connectionLost))
-            case .dropAfterBodyBytes(let count) where count < body.count:
-                throw .transportFailed(TransportFailure(.connectionLost))
             case .closeWithoutResponse:
                 throw .transportFailed(TransportFailure(.badServerResponse, detail: "the server closed the connection"))
             case .rawResponse:
                 // Raw bytes stand for responses that are not valid HTTP; no in-memory parse is attempted.
                 throw .transportFailed(TransportFailure(.badServerResponse, detail: "the server sent raw bytes"))
-            case .repeatBody(let copies):
-                // Past the limit only the size matters: an endless body is refused without being built.
-                let single = max(1, body.count)
-                guard copies <= options.maximumResponseBodySize / single else {
-                    throw .responseTooLarge(limit: options.maximumResponseBodySize)
-                }
-                body = Data((0..<max(0, copies)).flatMap { _ in body })
-            case .dropBeforeBody, .dropAfterBodyBytes:
-                break
+            case .repeatBody(let count): copies = max(0, count)
+            case .dropAfterBodyBytes(let count): cut = count
+            case .drip(let bytes, let interval): drip = (max(1, bytes), interval)
+            case .delayBody, .dropBeforeBody: break
             }
         }
-        if request.method == .head || response.status == 204 || response.status == 304 { body = Data() }
-        guard body.count <= options.maximumResponseBodySize else {
-            throw .responseTooLarge(limit: options.maximumResponseBodySize)
-        }
+        let noBody = request.method == .head || response.status == 204 || response.status == 304
         var headers = HTTPHeaders()
         for field in response.headers { headers.add(name: field.name, value: field.value) }
-        return SimpleResponse(statusCode: response.status, headers: headers, body: body, url: url)
+        let head = SimpleResponse(statusCode: response.status, headers: headers, url: url)
+        try transfer.receive(head: head)
+        guard !noBody, !response.body.isEmpty, copies > 0 else { return head }
+        if response.faults.contains(.dropBeforeBody) { throw .transportFailed(TransportFailure(.connectionLost)) }
+        for case .delayBody(let seconds) in response.faults { try await clock.wait(seconds) }
+        var pieces = BodyPieces(limit: options.maximumResponseBodySize)
+        for _ in 0..<copies {
+            var copy = response.body
+            if let left = cut.map({ $0 - pieces.delivered }), left < copy.count {
+                try await pieces.deliver(copy.prefix(max(0, left)), to: transfer)
+                throw .transportFailed(TransportFailure(.connectionLost))
+            }
+            if let drip {
+                while !copy.isEmpty {
+                    try await pieces.deliver(copy.prefix(drip.bytes), to: transfer)
+                    copy = copy.dropFirst(drip.bytes)
+                    try await clock.wait(drip.interval)
+                }
+            } else {
+                try await pieces.deliver(copy, to: transfer)
+            }
+        }
+        return head
     }
 
     /// The request as the server would have parsed it off the wire.

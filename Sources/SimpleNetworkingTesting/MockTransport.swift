@@ -110,18 +110,32 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
     /// The number of requests received.
     public var requestCount: Int { state.withLock { $0.requests.count } }
 
-    /// Records the request and answers with the next reply, within the options' limits.
+    /// Streams everything, in memory: bodies are handed over in pieces of ``pieceSize`` bytes, each once the reader
+    /// has taken the last, and a body file is read in pieces too, with progress after each.
+    public var capabilities: TransportCapabilities { .streaming }
+
+    /// The size of the pieces a body is handed over in: 64 KiB.
+    public static let pieceSize = 64 * 1024
+
+    /// Records the request and answers with the next reply, within the options' limits, handing the body to
+    /// `transfer` piece by piece.
     /// - Parameters:
     ///   - request: The request.
-    ///   - options: The timeout (a reply delayed past it times out) and the body size limit.
-    /// - Returns: The scripted response, with the request's URL.
+    ///   - options: The timeout (a reply delayed past it times out) and the body size limit, counted as the pieces
+    ///     are handed over.
+    ///   - transfer: Receives the head and the body.
+    /// - Returns: The scripted response's head, with the request's URL.
     /// - Throws: The scripted failure; a `timedOut` ``TransportFailure``;
-    ///   ``SimpleNetworkingError/responseTooLarge(limit:)``; or ``SimpleNetworkingError/cancelled`` when cancelled
-    ///   during a delay.
-    public func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
-        -> SimpleResponse
+    ///   ``SimpleNetworkingError/responseTooLarge(limit:)``; ``SimpleNetworkingError/cancelled`` when cancelled
+    ///   during a delay; or what `transfer` throws.
+    public func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+        async throws(SimpleNetworkingError) -> SimpleResponse
     {
-        if let server { return try await serve(request, from: server, options: options) }
+        var request = request
+        if let file = request.bodyFile {
+            request.body = try await Self.read(file, reportingTo: transfer)
+        }
+        if let server { return try await serve(request, from: server, options: options, transfer: transfer) }
         let (queued, route) = state.withLock { state -> (Reply?, (@Sendable (HTTPRequest) -> Reply)?) in
             state.requests.append(request)
             if !state.queue.isEmpty { return (state.queue.removeFirst(), nil) }
@@ -133,10 +147,59 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
         try await clock.wait(reply.delay)
         if Task.isCancelled { throw .cancelled }
         let response = try reply.result.get()
-        guard response.body.count <= options.maximumResponseBodySize else {
-            throw .responseTooLarge(limit: options.maximumResponseBodySize)
+        let head = SimpleResponse(statusCode: response.statusCode, headers: response.headers, url: request.url)
+        try transfer.receive(head: head)
+        var body = BodyPieces(limit: options.maximumResponseBodySize)
+        try await body.deliver(response.body, to: transfer)
+        return head
+    }
+
+    /// The bytes of `file`, read in pieces, with the upload's progress after each.
+    private static func read(_ file: URL, reportingTo transfer: HTTPTransfer) async throws(SimpleNetworkingError)
+        -> Data
+    {
+        guard let handle = try? FileHandle(forReadingFrom: file) else {
+            throw .invalidRequest(reason: "the body file \(file.lastPathComponent) cannot be read")
         }
-        return SimpleResponse(
-            statusCode: response.statusCode, headers: response.headers, body: response.body, url: request.url)
+        defer { try? handle.close() }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+        var body = Data()
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let piece: Data
+            do {
+                // `nil` at the end of the file.
+                guard let read = try handle.read(upToCount: pieceSize), !read.isEmpty else { break }
+                piece = read
+            } catch {
+                throw .invalidRequest(reason: "the body file \(file.lastPathComponent) cannot be read")
+            }
+            body.append(piece)
+            transfer.didSend(Int64(body.count), of: size)
+            await Task.yield()
+        }
+        return body
+    }
+}
+
+/// Hands a body to a transfer in pieces of ``MockTransport/pieceSize``, counting them against the size limit.
+struct BodyPieces {
+    let limit: Int
+    private(set) var delivered = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    mutating func deliver(_ body: Data, to transfer: HTTPTransfer) async throws(SimpleNetworkingError) {
+        var start = body.startIndex
+        while start < body.endIndex {
+            if Task.isCancelled { throw .cancelled }
+            let end = body.index(start, offsetBy: MockTransport.pieceSize, limitedBy: body.endIndex) ?? body.endIndex
+            guard end - start <= limit - delivered else { throw .responseTooLarge(limit: limit) }
+            delivered += end - start
+            try await transfer.deliver(body.subdata(in: start..<end))
+            start = end
+        }
     }
 }

@@ -18,7 +18,14 @@ import SimpleNetworking
 /// body size limit stops a large body; the timeout fires; cancelling the calling task stops the request; failures
 /// come in the right ``TransportFailure/Category``; headers and bodies arrive byte for byte; repeated response
 /// header fields stay apart; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends a
-/// body file byte for byte (the protocol's default, which buffers, passes both).
+/// body file byte for byte.
+///
+/// A transport whose ``HTTPTransport/capabilities`` promise streaming is held to it, so that one that buffers cannot
+/// pass: the first bytes of a slow body reach the transfer long before the body ends; a body that declares 5 GiB and
+/// never ends is streamed and abandoned after 4 MiB, with at most 1 MiB more handed over after the transfer stopped
+/// it; stopping a body closes its connection (the server sees it closed); a body file is sent with progress reported
+/// before its end, in more than one step. Memory is judged by what reaches the transfer, not by the process's size,
+/// which other tests in the same process move.
 public struct TransportConformance: Sendable {
     /// One check that did not hold.
     public struct Failure: Sendable, CustomStringConvertible {
@@ -35,6 +42,7 @@ public struct TransportConformance: Sendable {
     public static let checks = [
         "redirectReturned", "bodyLimit", "timeout", "cancellation", "cannotConnect", "connectionLost",
         "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders", "transferStreamed", "bodyFileSent",
+        "firstBytesBeforeEnd", "endlessBodyAbandoned", "stoppedBodyClosesConnection", "uploadProgressBeforeEnd",
     ]
 
     private let makeTransport: @Sendable (MockServer) -> any HTTPTransport
@@ -82,6 +90,10 @@ public struct TransportConformance: Sendable {
         case "repeatedResponseHeaders": return await repeatedResponseHeaders(transport, server)
         case "transferStreamed": return await transferStreamed(transport, server)
         case "bodyFileSent": return await bodyFileSent(transport, server)
+        case "firstBytesBeforeEnd": return await firstBytesBeforeEnd(transport, server)
+        case "endlessBodyAbandoned": return await endlessBodyAbandoned(transport, server)
+        case "stoppedBodyClosesConnection": return await stoppedBodyClosesConnection(transport, server)
+        case "uploadProgressBeforeEnd": return await uploadProgressBeforeEnd(transport, server)
         default: return "no such check"
         }
     }
@@ -257,7 +269,119 @@ public struct TransportConformance: Sendable {
         return recorded.body == body ? nil : "the body file arrived as \(recorded.body.count) different bytes"
     }
 
+    // MARK: Streaming checks (for transports that promise to stream)
+
+    private func firstBytesBeforeEnd(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        guard transport.capabilities.contains(.streamsResponseBody) else { return nil }
+        // Twelve pieces 0.25 s apart: the body takes at least 2.75 s, whatever the machine's load.
+        server.route { _ in
+            MockResponse(status: 200, body: Data(count: 12 * 1024), faults: [.drip(bytes: 1024, interval: 0.25)])
+        }
+        let start = Date()
+        let firstAt = Locked<TimeInterval?>(nil)
+        let transfer = HTTPTransfer(
+            head: { _ in },
+            body: { _ in firstAt.withLock { $0 = $0 ?? Date().timeIntervalSince(start) } })
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/slow")), transfer: transfer)
+        let end = Date().timeIntervalSince(start)
+        guard case .success = result else { return "expected the slow body, got \(result)" }
+        guard let first = firstAt.current else { return "no body reached the transfer" }
+        return first < end - 1
+            ? nil : "the first bytes reached the transfer after \(first) s, the body ended at \(end) s: buffered"
+    }
+
+    private func endlessBodyAbandoned(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        guard transport.capabilities.contains(.streamsResponseBody) else { return nil }
+        // Declares 5 GiB and never ends; paced, so a transport that buffers fails by the timeout, not by memory.
+        let piece = Data(count: 64 * 1024)
+        server.route { _ in
+            MockResponse(
+                status: 200, headers: [("Content-Length", "5368709120")], body: piece,
+                faults: [.repeatBody(.max), .drip(bytes: 64 * 1024, interval: 0.005)])
+        }
+        let enough = 4 * 1024 * 1024
+        let received = Locked(0)
+        let stop = SimpleNetworkingError.fileFailed(reason: "the conformance check stopped the body")
+        let transfer = HTTPTransfer(
+            head: { _ in },
+            body: { bytes throws(SimpleNetworkingError) in
+                let total = received.withLock { total in
+                    total += bytes.count
+                    return total
+                }
+                if total >= enough { throw stop }
+            })
+        // No size limit, so that nothing refuses the declared length; the short timeout bounds what a transport that
+        // buffers holds before it fails the check (4 MiB take 64 pieces, 5 ms apart). The pauses let libcurl's passes end,
+        // so that a URLSession transport can cancel (see "URLSession on Linux" in the documentation).
+        let result = await send(
+            transport, HTTPRequest(method: .get, url: server.url("/endless")), TransportOptions(timeout: 5),
+            transfer: transfer)
+        let total = received.current
+        guard case .failure(.fileFailed) = result else {
+            return "expected the transfer's own error after \(enough) bytes, got \(result) after \(total) bytes"
+        }
+        return total <= enough + 1024 * 1024
+            ? nil : "\(total - enough) bytes reached the transfer after it stopped the body"
+    }
+
+    private func stoppedBodyClosesConnection(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        guard transport.capabilities.contains(.streamsResponseBody) else { return nil }
+        server.route { _ in
+            MockResponse(
+                status: 200, body: Data(count: 16 * 1024), chunked: true,
+                faults: [.repeatBody(.max), .drip(bytes: 16 * 1024, interval: 0.02)])
+        }
+        let transfer = HTTPTransfer(head: { _ in }, body: { _ throws(SimpleNetworkingError) in throw .cancelled })
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/endless")), transfer: transfer)
+        guard case .failure(.cancelled) = result else { return "expected the transfer's cancelled, got \(result)" }
+        for _ in 0..<500 where server.openConnectionCount > 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
+        let open = server.openConnectionCount
+        return open == 0 ? nil : "\(open) connection(s) still open 5 s after the body was stopped"
+    }
+
+    private func uploadProgressBeforeEnd(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        guard transport.capabilities.contains(.streamsRequestBody) else { return nil }
+        server.route { _ in .status(204) }
+        let size = 8 * 1024 * 1024
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            // A patterned block repeated: building 8 MiB byte by byte would hold one of the few cooperative threads.
+            let block = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            var body = Data(capacity: size)
+            for _ in 0..<(size / block.count) { body.append(block) }
+            try body.write(to: file)
+        } catch {
+            return "the body file could not be written: \(error)"
+        }
+        let progress = Locked<[Int64]>([])
+        let transfer = HTTPTransfer(
+            head: { _ in }, body: { _ in }, sent: { bytes, _ in progress.withLock { $0.append(bytes) } })
+        let request = HTTPRequest(method: .put, url: server.url("/upload"), bodyFile: file)
+        let result = await send(transport, request, transfer: transfer)
+        guard case .success(let response) = result, response.statusCode == 204 else {
+            return "expected 204, got \(result)"
+        }
+        let steps = progress.current
+        let between = steps.filter { $0 > 0 && $0 < Int64(size) }
+        if between.isEmpty { return "upload progress \(steps.prefix(5)): nothing before the end of the file" }
+        if steps != steps.sorted() { return "upload progress went backwards: \(steps.prefix(10))" }
+        return server.requests.first?.body.count == size ? nil : "the file did not arrive whole"
+    }
+
     // MARK: Helpers
+
+    private func send(
+        _ transport: any HTTPTransport, _ request: HTTPRequest,
+        _ options: TransportOptions = TransportOptions(timeout: 10), transfer: HTTPTransfer
+    ) async -> Result<SimpleResponse, SimpleNetworkingError> {
+        do throws(SimpleNetworkingError) {
+            return .success(try await transport.send(request, options: options, transfer: transfer))
+        } catch {
+            return .failure(error)
+        }
+    }
 
     private func send(
         _ transport: any HTTPTransport, _ request: HTTPRequest,

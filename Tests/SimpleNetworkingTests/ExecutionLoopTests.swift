@@ -45,7 +45,11 @@ private final class InFlightTransport: HTTPTransport, @unchecked Sendable {
     var started: Int { counts.current.started }
     var cancelled: Int { counts.current.cancelled }
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse {
+    var capabilities: TransportCapabilities { [] }
+
+    func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+    {
         counts.withLock {
             $0.active += 1
             $0.started += 1
@@ -57,7 +61,7 @@ private final class InFlightTransport: HTTPTransport, @unchecked Sendable {
             counts.withLock { $0.cancelled += 1 }
             throw .cancelled
         }
-        return SimpleResponse(statusCode: status, url: request.url)
+        return try await transfer.deliver(whole: SimpleResponse(statusCode: status, url: request.url))
     }
 }
 

@@ -190,8 +190,8 @@ struct ResponseStreamTests {
         #expect(server.requestCount == 3)
     }
 
-    @Test("A transport that does not stream (MockTransport) still serves streams and downloads, through the default")
-    func defaultTransferOnMockTransport() async throws {
+    @Test("MockTransport streams: it serves response streams and downloads in pieces")
+    func streamsOnMockTransport() async throws {
         let (api, transport) = makeMockClient()
         transport.route { _ in .status(200, body: Data("one\ntwo\n".utf8)) }
         let directory = try ScratchDirectory()

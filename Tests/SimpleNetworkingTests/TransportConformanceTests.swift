@@ -22,13 +22,88 @@ struct TransportConformanceTests {
     func catchesBrokenTransport() async {
         // Follows nothing, limits nothing, never times out: answers every request with a 302 and a large body.
         struct Careless: HTTPTransport {
-            func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
-                -> SimpleResponse
+            var capabilities: TransportCapabilities { .streaming }
+
+            func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+                async throws(SimpleNetworkingError) -> SimpleResponse
             {
-                SimpleResponse(statusCode: 200, headers: [:], body: Data(count: 1 << 20), url: request.url)
+                let response = SimpleResponse(
+                    statusCode: 200, headers: [:], body: Data(count: 1 << 20), url: request.url)
+                _ = try? await transfer.deliver(whole: response)
+                return SimpleResponse(statusCode: 200, url: request.url)
             }
         }
         let failures = await TransportConformance { _ in Careless() }.run()
         #expect(Set(failures.map(\.check)) == Set(TransportConformance.checks))
+    }
+
+    @Test(
+        "The kit catches a transport that collects the body before handing it over while claiming to stream",
+        arguments: ["firstBytesBeforeEnd", "endlessBodyAbandoned"])
+    func catchesBufferingTransport(check: String) async {
+        struct Buffering: HTTPTransport {
+            let inner: URLSessionTransport
+            var capabilities: TransportCapabilities { .streaming }
+
+            func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+                async throws(SimpleNetworkingError) -> SimpleResponse
+            {
+                try await transfer.deliver(whole: try await inner.send(request, options: options))
+            }
+
+            func close() { inner.close() }
+        }
+        let kit = TransportConformance { _ in
+            Buffering(inner: URLSessionTransport(configuration: SimpleNetworking.Configuration()))
+        }
+        let failure = await kit.run(check)
+        #expect(failure != nil)
+    }
+
+    @Test("A client refuses streamed features on a transport that cannot stream them, before sending anything")
+    func refusesOnNonStreamingTransport() async throws {
+        /// Answers from memory and says it cannot stream.
+        struct Whole: HTTPTransport {
+            let sends = Locked(0)
+            var capabilities: TransportCapabilities { [] }
+
+            func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+                async throws(SimpleNetworkingError) -> SimpleResponse
+            {
+                sends.withLock { $0 += 1 }
+                return try await transfer.deliver(
+                    whole: SimpleResponse(statusCode: 200, body: Data("whole".utf8), url: request.url))
+            }
+        }
+        let transport = Whole()
+        let api = SimpleNetworking(baseURL: URL(string: "https://api.example.com")!, transport: transport)
+        let directory = try ScratchDirectory()
+        let file = directory.file("up.bin")
+        try Data("x".utf8).write(to: file)
+
+        #expect(try await api.get("/plain").response().string == "whole")
+        var errors: [SimpleNetworkingError?] = []
+        do {
+            _ = try await api.get("/file").download(to: directory.file("down.bin"))
+            errors.append(nil)
+        } catch {
+            errors.append(error)
+        }
+        errors.append(await failure(of: api.put("/up").body(fileAt: file)))
+        errors.append(await failure(of: api.get("/progress").progress { _ in }))
+        do {
+            for try await _ in api.get("/stream").chunks() {}
+            errors.append(nil)
+        } catch {
+            errors.append(error)
+        }
+        for error in errors {
+            guard case .unsupportedByTransport(let reason) = error else {
+                Issue.record("expected unsupportedByTransport, got \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("Whole cannot stream"))
+        }
+        #expect(transport.sends.current == 1)
     }
 }

@@ -74,6 +74,8 @@ struct TransportErrorTests {
         case statusCodeNotANumber
         case headerWithoutColon
         case conflictingContentLength
+        case conflictingLongerFirst
+        case conflictingShorterFirst
         case invalidContentLength
 
         var bytes: Data {
@@ -84,6 +86,10 @@ struct TransportErrorTests {
             case .headerWithoutColon: text = "HTTP/1.1 200 OK\r\nThis is not a header\r\nContent-Length: 2\r\n\r\nok"
             case .conflictingContentLength:
                 text = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 10\r\n\r\nok"
+            case .conflictingLongerFirst:
+                text = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 5\r\n\r\nhello"
+            case .conflictingShorterFirst:
+                text = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\n\r\nhello"
             case .invalidContentLength: text = "HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\nok"
             }
             return Data(text.utf8)
@@ -112,5 +118,31 @@ struct TransportErrorTests {
         #expect(elapsed < 8 * timeScale, "took \(elapsed) s")
         let description = error.map { "\($0)" } ?? ""
         #expect(description.contains("not valid HTTP"), "\(description)")
+    }
+
+    @Test(
+        "Two Content-Length fields that disagree, in either order, fail at once as a bad response, without retries",
+        arguments: [Malformed.conflictingLongerFirst, .conflictingShorterFirst])
+    func conflictingLengths(_ malformed: Malformed) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        // Timed from the request's arrival, so that a busy start of the suite (making the session, connecting)
+        // does not count.
+        let arrived = Locked<Date?>(nil)
+        server.route { _ in
+            arrived.withLock { $0 = Date() }
+            return MockResponse(faults: [.rawResponse(malformed.bytes)])
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        for method in [HTTPMethod.get, .post] {
+            // libcurl reading the body by the longer length would wait for bytes that never come: the 10 s timeout.
+            let error = await failure(of: api.request(method, "/bad").retryPolicy(.never).timeout(10 * timeScale))
+            let elapsed = Date().timeIntervalSince(arrived.current ?? .distantPast)
+            #expect(error?.transportFailure?.category == .badServerResponse, "\(String(describing: error))")
+            #expect(error?.transportFailure?.detail?.contains("Content-Length") == true)
+            // About 3 ms on an idle machine; the bound is loose for a busy one, and far below the defect (the timeout).
+            #expect(elapsed < 3 * timeScale, "\(method.rawValue) took \(elapsed) s")
+        }
     }
 }

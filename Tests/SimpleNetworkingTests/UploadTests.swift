@@ -89,7 +89,7 @@ struct UploadTests {
         #expect(server.requests.last?.body == patternedBytes(2 * 1024 * 1024, seed: 4))
     }
 
-    @Test("GET cannot carry a file body: invalidRequest before anything is sent")
+    @Test("GET cannot carry a file body over URLSession: unsupportedByTransport before anything is sent")
     func getRefusesFile() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -101,7 +101,11 @@ struct UploadTests {
 
         let error = await failure(of: api.get("/x").body(fileAt: file))
 
-        #expect(error.map { if case .invalidRequest = $0 { true } else { false } } == true)
+        guard case .unsupportedByTransport(let reason) = error else {
+            Issue.record("expected unsupportedByTransport, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("URLSession") && reason.contains("GET"))
         #expect(server.requestCount == 0)
     }
 }

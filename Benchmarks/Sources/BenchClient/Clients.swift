@@ -142,3 +142,59 @@ enum InMemory {
 enum BenchError: Error {
     case status
 }
+
+/// Clients that move a large body to or from a file, for the `download` and `upload` phases.
+protocol FileTransfers: Sendable {
+    func download(mebibytes: Int, port: Int, to file: URL) async throws
+    func upload(_ file: URL, port: Int) async throws
+}
+
+extension LibraryClient {
+    /// The error of `GET /gzip` under the default size limit, as text; `nil` when it succeeded.
+    func fetchBomb(port: Int) async -> String? {
+        guard let url = URL(string: "http://127.0.0.1:\(port)/gzip") else { return nil }
+        do {
+            _ = try await api.request(.get, url: url).retryPolicy(.never).response()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+extension LibraryClient: FileTransfers {
+    func download(mebibytes: Int, port: Int, to file: URL) async throws {
+        guard let url = URL(string: "http://127.0.0.1:\(port)/large/\(mebibytes)") else { throw BenchError.status }
+        _ = try await api.request(.get, url: url).timeout(600).download(to: file)
+    }
+
+    func upload(_ file: URL, port: Int) async throws {
+        guard let url = URL(string: "http://127.0.0.1:\(port)/upload") else { throw BenchError.status }
+        _ = try await api.request(.put, url: url).body(fileAt: file).timeout(600).response()
+    }
+}
+
+extension RawAsyncHTTPClient: FileTransfers {
+    /// AsyncHTTPClient streaming the body to a file as its documentation shows: `execute`, then each piece of
+    /// `response.body` written as it comes.
+    func download(mebibytes: Int, port: Int, to file: URL) async throws {
+        let response = try await client.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:\(port)/large/\(mebibytes)"), timeout: .seconds(600))
+        guard response.status == .ok else { throw BenchError.status }
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        for try await piece in response.body { try piece.withUnsafeReadableBytes { try handle.write(contentsOf: $0) } }
+    }
+
+    func upload(_ file: URL, port: Int) async throws { throw BenchError.status }
+}
+
+/// Writes `count` zero bytes to `file` in pieces of 1 MiB.
+func writeZeros(_ count: Int, to file: URL) {
+    _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+    guard let handle = try? FileHandle(forWritingTo: file) else { return }
+    defer { try? handle.close() }
+    let piece = Data(count: 1 << 20)
+    for _ in 0..<(count >> 20) { try? handle.write(contentsOf: piece) }
+}

@@ -10,6 +10,12 @@ import Foundation
 //   conc N C     N requests, C at a time: req/s, CPU per request, new connections, RSS after 10k and after N, peak RSS
 //   count N      N requests one after another and nothing else, for valgrind (instructions and allocations): the
 //                runner takes the difference between two counts, so start-up and warm-up cancel out
+//   download N   GET /large/N (N MiB) streamed to a file: seconds, MB/s, peak RSS above the start (library-ahc,
+//                ahc-raw)
+//   upload N     a file of N MiB sent as a PUT body, read from disk as it goes: seconds, peak RSS above the start
+//                (library-ahc)
+//   bomb N       GET /gzip (a compression bomb) with the default 10 MiB limit, N times: seconds to the error, peak RSS
+//                above the start, and RSS above the start 1 s after the last error (library-ahc, library-response)
 //
 // `main` is synchronous, blocking on a semaphore around a detached task: valgrind cannot run an async top-level main.
 
@@ -74,6 +80,55 @@ func phases() async {
                     + " hwm=\(format(memoryMB("VmHWM")))")
         case "count":
             await run(count)
+        case "bomb":
+            guard let library = client as? LibraryClient else {
+                print("bench-client: \(arguments[0]) has no bomb phase")
+                exit(2)
+            }
+            let base = memoryMB("VmRSS")
+            var seconds: [String] = []
+            for _ in 0..<max(1, count) {
+                let start = Date()
+                guard let outcome = await library.fetchBomb(port: port), outcome.contains("size limit") else {
+                    print("bench-client: the bomb did not fail with the size limit")
+                    exit(1)
+                }
+                seconds.append(String(format: "%.3f", Date().timeIntervalSince(start)))
+            }
+            let peak = memoryMB("VmHWM") - base
+            try? await Task.sleep(nanoseconds: 1_000_000_000)
+            print(
+                "bomb seconds=\(seconds.joined(separator: ",")) peak_above_start_mb=\(format(peak))"
+                    + " rss_after_1s_above_start_mb=\(format(memoryMB("VmRSS") - base))")
+        case "download", "upload":
+            guard let transfers = client as? any FileTransfers else {
+                print("bench-client: \(arguments[0]) has no \(phase) phase")
+                exit(2)
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            if phase == "upload" { writeZeros(count << 20, to: file) }
+            let base = memoryMB("VmRSS")
+            let start = Date()
+            do {
+                if phase == "download" {
+                    try await transfers.download(mebibytes: count, port: port, to: file)
+                } else {
+                    try await transfers.upload(file, port: port)
+                }
+            } catch {
+                print("bench-client: \(phase) failed: \(error)")
+                exit(1)
+            }
+            let elapsed = Date().timeIntervalSince(start)
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
+            guard size == count << 20 else {
+                print("bench-client: the file has \(size ?? -1) bytes, not \(count << 20)")
+                exit(1)
+            }
+            print(
+                "\(phase) seconds=\(String(format: "%.3f", elapsed)) mbps=\(format(Double(count) / elapsed))"
+                    + " peak_above_start_mb=\(format(memoryMB("VmHWM") - base))")
         default:
             print("bench-client: unknown phase \(phase)")
             exit(2)

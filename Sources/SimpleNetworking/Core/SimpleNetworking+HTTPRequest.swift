@@ -19,13 +19,13 @@ struct Origin: Hashable, Sendable {
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
     }
 
-    /// Why URLSession cannot send to this host here, or `nil`. Checked once for the base URL, and for each absolute
-    /// URL and redirect target, never per path.
+    /// Why URLSession cannot send to `host` here, or `nil`: checked by the URLSession transport, since other
+    /// transports reach these hosts.
     ///
     /// On Linux, FoundationNetworking fails a URL with `badURL` unless libcurl reads the same host as `URL` does,
     /// and libcurl rewrites IPv6 literals (`[::1]`) and IPv4 addresses not written as four decimal numbers (`127.1`,
     /// `0x7f.0.0.1`, `2130706433`, `127.000.000.001`). See "URLSession on Linux" in the documentation.
-    var unsupportedHostReason: String? {
+    static func unsupportedHostReason(_ host: String) -> String? {
         #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             if host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") }) {
                 return "URLSession on Linux cannot send to a host written as an IPv6 address ([...]); use a host name "
@@ -91,10 +91,6 @@ struct BaseURL: Sendable {
             prefix = .failure(.invalidURL(reason: "the base URL must be an http or https URL with a host"))
             return
         }
-        if let reason = origin.unsupportedHostReason {
-            prefix = .failure(.invalidURL(reason: reason))
-            return
-        }
         guard url.query == nil, url.fragment == nil else {
             prefix = .failure(.invalidURL(reason: "the base URL must not have a query or fragment"))
             return
@@ -123,11 +119,6 @@ extension SimpleNetworking {
         let (url, origin) = try makeURL(for: parts, base: base)
         try RequestValidation.validate(method: parts.method)
         var headers = origin == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
-        if parts.method == .get || parts.method == .head, let body = parts.body, !body.isEmpty {
-            throw .invalidRequest(
-                reason: "a \(parts.method.rawValue) request cannot carry a body: URLSession on Linux does not send "
-                    + "it; put the data in the query, or use POST")
-        }
         var body: Data?
         var bodyFile: URL?
         switch parts.body {
@@ -183,7 +174,6 @@ extension SimpleNetworking {
             guard given.user == nil, given.password == nil else {
                 throw .invalidURL(reason: URLEncoding.userInfoReason)
             }
-            if let reason = origin.unsupportedHostReason { throw .invalidURL(reason: reason) }
             guard let url = given.lowercasingScheme(origin.scheme) else {
                 throw .invalidURL(reason: "the URL could not be rebuilt with a lower-case scheme")
             }

@@ -15,9 +15,10 @@ extension SimpleNetworking {
     /// Each hop goes through the transport with what is left of the attempt's timeout, and the body-size limit
     /// applies to every hop. Every step is reported to the event handler, with URLs redacted.
     ///
-    /// With a `destination` (a download, a response stream), a progress handler or a body file, each hop goes
-    /// through ``HTTPTransport/send(_:options:transfer:)``: the body of a 2xx goes to `destination` as it arrives,
-    /// with no size limit unless the request sets one, and other bodies to memory as usual.
+    /// With a `destination` (a download, a response stream), a progress handler or a body file, each hop's transfer
+    /// is a `HopReceiver`: the body of a 2xx goes to `destination` as it arrives, with no size limit unless the
+    /// request sets one, and other bodies to memory as usual. A transport whose ``HTTPTransport/capabilities`` lack
+    /// what that needs is refused before anything is sent.
     func perform(
         _ request: HTTPRequest, for parts: SimpleRequest.Parts, destination: (any ResponseDestination)? = nil
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
@@ -25,6 +26,7 @@ extension SimpleNetworking {
         let memoryLimit = options.maximumResponseBodySize
         if destination != nil { options.maximumResponseBodySize = parts.safety.maximumResponseBodySize ?? .max }
         let streams = destination != nil || parts.progress != nil || request.bodyFile != nil
+        if streams { try requireCapabilities(downloads: destination != nil || parts.progress != nil, request: request) }
         let requestID = parts.safety.requestID
         let deadline = Date().addingTimeInterval(options.timeout)
         let policy = parts.safety.redirectPolicy ?? configuration.redirectPolicy
@@ -59,6 +61,19 @@ extension SimpleNetworking {
             case .follow(let next, _):
                 current = next
             }
+        }
+    }
+
+    /// Refuses a streamed feature on a transport that cannot stream it, rather than let it hold a body in memory.
+    private func requireCapabilities(downloads: Bool, request: HTTPRequest) throws(SimpleNetworkingError) {
+        let capabilities = transport.capabilities
+        let name = String(describing: type(of: transport))
+        if downloads, !capabilities.contains(.streamsResponseBody) {
+            throw .unsupportedByTransport(
+                reason: "\(name) cannot stream response bodies, which downloads, response streams and progress need")
+        }
+        if request.bodyFile != nil, !capabilities.contains(.streamsRequestBody) {
+            throw .unsupportedByTransport(reason: "\(name) cannot stream a request body from a file")
         }
     }
 

@@ -10,11 +10,11 @@ import Foundation
 /// so they are safe to log.
 public enum SimpleNetworkingError: Error, Sendable {
     /// The base URL and path, or an absolute URL, do not form a usable `http` or `https` URL: for example a path
-    /// that names another origin or climbs above the base path, user info in the URL, or a host URLSession cannot
-    /// reach on this platform. Nothing reached the network.
+    /// that names another origin or climbs above the base path, or user info in the URL. Nothing reached the
+    /// network.
     case invalidURL(reason: String)
     /// The request cannot be sent as built: a bad header, a framing header such as `Content-Length`, a bad method,
-    /// or a body that cannot be sent (a JSON encoding failure, a body on GET or HEAD). Nothing reached the network.
+    /// or a body that cannot be sent (a JSON encoding failure, an unreadable file). Nothing reached the network.
     case invalidRequest(reason: String)
     /// No complete response arrived: cannot connect, host not found, timed out, connection lost, TLS failure, a
     /// response that is not valid HTTP. The failure's ``TransportFailure/category`` is the same whatever the
@@ -48,12 +48,17 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// directory) and what failed. Nothing is left at the destination.
     case fileFailed(reason: String)
     /// The reader of a response stream fell more than `limit` bytes behind the network, so the transfer was stopped:
-    /// URLSession on Linux cannot pause a transfer, and the library does not hold more than `limit` in memory. Read
-    /// faster, or pass a larger buffer.
+    /// the transport cannot pause a transfer (URLSession on Linux cannot), and the library does not hold more than
+    /// `limit` in memory. Read faster, pass a larger buffer, or use a transport that pauses.
     case streamBufferFull(limit: Int)
     /// A line of an event stream, or the data of one of its events, passed `limit` bytes, so the stream was stopped
     /// rather than held in memory. Raise the maximum event size if the server's events are expected to be this large.
     case eventTooLarge(limit: Int)
+    /// The client's transport cannot do what the request needs: stream a download, a response stream, an upload from
+    /// a file or progress (see ``HTTPTransport/capabilities``), or send a request of this shape (URLSession on Linux
+    /// cannot send to an IPv6 literal host, nor a body on GET or HEAD). `reason` names the transport. Nothing reached
+    /// the network; use another transport, or change the request.
+    case unsupportedByTransport(reason: String)
 
     /// The response involved, when one arrived.
     public var response: SimpleResponse? {
@@ -65,7 +70,8 @@ public enum SimpleNetworkingError: Error, Sendable {
         case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress, .authenticationFailed,
             .deadlineExceeded:
             return nil
-        case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull, .eventTooLarge:
+        case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull, .eventTooLarge,
+            .unsupportedByTransport:
             return nil
         }
     }
@@ -149,6 +155,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .eventTooLarge(let limit):
             return "An event stream's line or event data passed the size limit of \(limit) bytes, so the stream was "
                 + "stopped; raise the maximum event size if the server's events are expected to be this large."
+        case .unsupportedByTransport(let reason):
+            return "The transport cannot send this request, nothing was sent: \(reason)."
         }
     }
 
@@ -195,6 +203,7 @@ extension SimpleNetworkingError: CustomReflectable {
         case .fileFailed: "fileFailed"
         case .streamBufferFull: "streamBufferFull"
         case .eventTooLarge: "eventTooLarge"
+        case .unsupportedByTransport: "unsupportedByTransport"
         }
     }
 }

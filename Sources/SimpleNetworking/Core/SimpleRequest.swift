@@ -124,8 +124,9 @@ extension SimpleRequest {
 
     /// Sets a raw body.
     ///
-    /// A GET or HEAD request with a non-empty body fails with ``SimpleNetworkingError/invalidRequest(reason:)``
-    /// and nothing is sent: URLSession on Linux cannot send it.
+    /// Over URLSession a GET or HEAD request with a non-empty body fails with
+    /// ``SimpleNetworkingError/unsupportedByTransport(reason:)`` and nothing is sent; the AsyncHTTPClient engine
+    /// sends it.
     /// - Parameters:
     ///   - data: The bytes to send.
     ///   - contentType: The `Content-Type`, unless the request already sets one; `nil` sends none.
@@ -137,8 +138,9 @@ extension SimpleRequest {
 
     /// Sets a text body, encoded as UTF-8.
     ///
-    /// A GET or HEAD request with a non-empty body fails with ``SimpleNetworkingError/invalidRequest(reason:)``
-    /// and nothing is sent: URLSession on Linux cannot send it.
+    /// Over URLSession a GET or HEAD request with a non-empty body fails with
+    /// ``SimpleNetworkingError/unsupportedByTransport(reason:)`` and nothing is sent; the AsyncHTTPClient engine
+    /// sends it.
     /// - Parameters:
     ///   - text: The text to send.
     ///   - contentType: The `Content-Type`, unless the request already sets one.
@@ -152,7 +154,7 @@ extension SimpleRequest {
     ///
     /// Sets `Content-Type: application/json` unless the request already sets one. An encoding failure reaches
     /// the error handlers as `invalidRequest` and nothing is sent.
-    /// A GET or HEAD request cannot carry one: it fails with `invalidRequest` too.
+    /// Over URLSession a GET or HEAD request cannot carry one: it fails with `unsupportedByTransport`.
     /// - Parameter value: The value to encode.
     /// - Returns: This request.
     @discardableResult

@@ -60,7 +60,6 @@ struct RedirectChain {
         guard let targetOrigin = Origin(target) else {
             throw .redirectRefused(reason: "a redirect may only go to an http or https URL with a host")
         }
-        if let reason = targetOrigin.unsupportedHostReason { throw .redirectRefused(reason: reason) }
         if current.scheme?.lowercased() == "https", targetOrigin.scheme == "http", !policy.allowsHTTPSDowngrade {
             throw .redirectRefused(reason: "a redirect from https to http is refused")
         }

@@ -4,8 +4,20 @@ import Foundation
 protocol ResponseDestination: AnyObject, Sendable {
     /// The head of a 2xx response arrived: the body that follows is for this destination.
     func begin(_ head: SimpleResponse) throws(SimpleNetworkingError)
-    /// The next piece of that body.
+    /// The next piece of that body, taken at once (for a transport that cannot wait).
     func write(_ bytes: Data) throws(SimpleNetworkingError)
+    /// Whether the destination's reader runs at its own pace, so that a transport may wait for it.
+    var isPaced: Bool { get }
+    /// The next piece of that body, once the reader has room for it.
+    func writeWhenReady(_ bytes: Data) async throws(SimpleNetworkingError)
+}
+
+extension ResponseDestination {
+    var isPaced: Bool { false }
+
+    func writeWhenReady(_ bytes: Data) async throws(SimpleNetworkingError) {
+        try write(bytes)
+    }
 }
 
 /// What one hop of a transfer does with what the transport hands it: the body of a 2xx response to the destination
@@ -37,9 +49,16 @@ final class HopReceiver: Sendable {
 
     /// The callbacks the transport calls.
     var transfer: HTTPTransfer {
-        HTTPTransfer(
+        guard destination?.isPaced == true else {
+            return HTTPTransfer(
+                head: { head throws(SimpleNetworkingError) in try self.begin(head) },
+                body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) },
+                sent: { sent, expected in self.sent(sent, of: expected) })
+        }
+        return HTTPTransfer(
             head: { head throws(SimpleNetworkingError) in try self.begin(head) },
             body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) },
+            pacedBody: { bytes throws(SimpleNetworkingError) in try await self.writeWhenReady(bytes) },
             sent: { sent, expected in self.sent(sent, of: expected) })
     }
 
@@ -58,6 +77,22 @@ final class HopReceiver: Sendable {
     }
 
     private func write(_ bytes: Data) throws(SimpleNetworkingError) {
+        let (toDestination, current) = try account(bytes)
+        if toDestination { try destination?.write(bytes) }
+        if let current { progress?.report(current, on: queue) }
+    }
+
+    private func writeWhenReady(_ bytes: Data) async throws(SimpleNetworkingError) {
+        let (toDestination, current) = try account(bytes)
+        if toDestination { try await destination?.writeWhenReady(bytes) }
+        if let current { progress?.report(current, on: queue) }
+    }
+
+    /// Counts `bytes`, keeps them when they stay in memory, and says whether they go to the destination and which
+    /// progress to report.
+    private func account(_ bytes: Data) throws(SimpleNetworkingError)
+        -> (toDestination: Bool, progress: TransferProgress?)
+    {
         let step = state.withLock { state -> (toDestination: Bool, progress: TransferProgress?)? in
             if !state.toDestination {
                 guard bytes.count <= memoryLimit - state.memory.count else { return nil }
@@ -68,9 +103,8 @@ final class HopReceiver: Sendable {
                 direction: .download, bytesCompleted: state.received, bytesExpected: state.expected)
             return (state.toDestination, state.head?.isSuccess == true ? progress : nil)
         }
-        guard let (toDestination, current) = step else { throw .responseTooLarge(limit: memoryLimit) }
-        if toDestination { try destination?.write(bytes) }
-        if let current { progress?.report(current, on: queue) }
+        guard let step else { throw .responseTooLarge(limit: memoryLimit) }
+        return step
     }
 
     private func sent(_ bytes: Int64, of expected: Int64?) {

@@ -221,7 +221,7 @@ extension SimpleRequest {
     /// The form is encoded for each attempt: in memory, or, with more than
     /// ``MultipartFormData/streamingThreshold`` of files from disk, into a temporary file streamed as it is sent and
     /// removed after the attempt. A file that cannot be read makes the request fail with
-    /// ``SimpleNetworkingError/invalidRequest(reason:)``. A GET or HEAD request cannot carry one.
+    /// ``SimpleNetworkingError/invalidRequest(reason:)``. Over URLSession a GET or HEAD request cannot carry one.
     /// - Parameter form: The form.
     /// - Returns: This request.
     @discardableResult
@@ -235,7 +235,7 @@ extension SimpleRequest {
     /// On Linux the file is sent with an upload task, which streams it (FoundationNetworking sends an empty body for
     /// a body stream; see the README's Linux section). Redirects that keep the method (307, 308) send it again. A
     /// file that cannot be read makes the request fail with ``SimpleNetworkingError/invalidRequest(reason:)`` and
-    /// nothing is sent; a GET or HEAD request cannot carry one.
+    /// nothing is sent; over URLSession a GET or HEAD request cannot carry one.
     ///
     /// ```swift
     /// try await api.put("/backups/today").body(fileAt: archive).progress { print($0.bytesCompleted) }.response()

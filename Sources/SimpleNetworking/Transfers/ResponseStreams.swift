@@ -13,8 +13,9 @@ extension SimpleRequest {
     /// arrived, the retry policy no longer retries: a retry would send its start again (so would a ``retry()`` from a
     /// handler).
     ///
-    /// URLSession on Linux cannot pause a transfer, so a reader that falls more than `bufferSize` bytes behind the
-    /// network stops the transfer with ``SimpleNetworkingError/streamBufferFull(limit:)``.
+    /// A transport that can pause (the AsyncHTTPClient engine) waits while the buffer is full. URLSession on Linux
+    /// cannot pause a transfer, so over it a reader that falls more than `bufferSize` bytes behind the network stops
+    /// the transfer with ``SimpleNetworkingError/streamBufferFull(limit:)``.
     /// - Parameter bufferSize: The most bytes held for a slow reader. Default: ``defaultStreamBufferSize`` (8 MiB).
     /// - Returns: The pieces of the body, in order.
     public func chunks(bufferSize: Int = defaultStreamBufferSize) -> ResponseChunks {
@@ -247,6 +248,8 @@ final class ResponseStream: ResponseDestination {
         var buffered = 0
         var end: Result<Void, SimpleNetworkingError>?
         var reader: CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?
+        /// A transport that can pause, waiting for room in the buffer.
+        var writer: CheckedContinuation<Void, Never>?
         /// Some of the body has been accepted for the reader, handed over or buffered.
         var started = false
     }
@@ -265,6 +268,40 @@ final class ResponseStream: ResponseDestination {
 
     func write(_ bytes: Data) throws(SimpleNetworkingError) {
         guard !bytes.isEmpty else { return }
+        try put(bytes, over: false)
+    }
+
+    var isPaced: Bool { true }
+
+    /// Waits while the buffer is full: a transport that can pause reads the network no faster than the reader. A
+    /// piece larger than the whole buffer goes in alone, once the buffer is empty.
+    func writeWhenReady(_ bytes: Data) async throws(SimpleNetworkingError) {
+        guard !bytes.isEmpty else { return }
+        while isFull(for: bytes.count) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    guard Self.isFull(state, for: bytes.count, capacity: capacity) else { return false }
+                    state.writer = continuation
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        }
+        guard state.withLock({ $0.end == nil }) else { throw .cancelled }
+        try put(bytes, over: true)
+    }
+
+    private func isFull(for count: Int) -> Bool {
+        state.withLock { Self.isFull($0, for: count, capacity: capacity) }
+    }
+
+    /// Whether a piece of `count` bytes must wait: the stream runs, no reader waits, and the buffer has no room.
+    private static func isFull(_ state: State, for count: Int, capacity: Int) -> Bool {
+        state.end == nil && state.reader == nil && state.buffered > 0 && count > capacity - state.buffered
+    }
+
+    /// Hands `bytes` to a waiting reader or buffers them; `over` lets one piece pass the capacity of an empty buffer.
+    private func put(_ bytes: Data, over: Bool) throws(SimpleNetworkingError) {
         let outcome = state.withLock {
             state -> Result<CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?, SimpleNetworkingError> in
             guard state.end == nil else { return .success(nil) }
@@ -273,7 +310,8 @@ final class ResponseStream: ResponseDestination {
                 state.reader = nil
                 return .success(reader)
             }
-            guard bytes.count <= capacity - state.buffered else { return .failure(.streamBufferFull(limit: capacity)) }
+            let fits = bytes.count <= capacity - state.buffered || (over && state.buffered == 0)
+            guard fits else { return .failure(.streamBufferFull(limit: capacity)) }
             state.chunks.append(bytes)
             state.buffered += bytes.count
             return .success(nil)
@@ -284,28 +322,33 @@ final class ResponseStream: ResponseDestination {
 
     /// Ends the stream with the execution's outcome, once.
     func finish(_ outcome: SimpleRequest.Outcome) {
-        let reader = state.withLock { state -> CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>? in
-            guard state.end == nil else { return nil }
+        let (reader, writer) = state.withLock { state in
+            guard state.end == nil else {
+                return (CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>?.none, state.writer.take())
+            }
             state.end = outcome.map { _ in () }
             defer { state.reader = nil }
-            return state.reader
+            return (state.reader, state.writer.take())
         }
+        writer?.resume()
         reader?.resume(returning: outcome.map { _ in nil })
     }
 
     /// The next piece of the body, `nil` at its end, or the error the execution ended with.
     func next() async -> Result<Data?, SimpleNetworkingError> {
         await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Result<Data?, SimpleNetworkingError>? in
+            let (now, writer) = state.withLock {
+                state -> (Result<Data?, SimpleNetworkingError>?, CheckedContinuation<Void, Never>?) in
                 if !state.chunks.isEmpty {
                     let chunk = state.chunks.removeFirst()
                     state.buffered -= chunk.count
-                    return .success(chunk)
+                    return (.success(chunk), state.writer.take())
                 }
-                if let end = state.end { return end.map { nil } }
+                if let end = state.end { return (end.map { nil }, nil) }
                 state.reader = continuation
-                return nil
+                return (nil, state.writer.take())
             }
+            writer?.resume()
             if let now { continuation.resume(returning: now) }
         }
     }

@@ -1,22 +1,21 @@
 import Foundation
 
-/// The streamed side of one request on the wire: where a transport delivers the response body as it arrives, and
-/// tells how much of the request body it has sent.
+/// Where a transport delivers one response as it arrives, and tells how much of the request body it has sent.
 ///
-/// The client makes one for each hop of a download, a response stream, an upload from a file, or a request with a
-/// progress handler, and passes it to ``HTTPTransport/send(_:options:transfer:)``. A transport calls
-/// ``receive(head:)`` once when the status and headers arrive, then ``receive(_:)`` for each piece of the body, in
-/// order, never concurrently. An error either of them throws must stop the transfer, and the transport then fails
-/// with that error.
+/// The client makes one for each hop and passes it to ``HTTPTransport/send(_:options:transfer:)``. A transport calls
+/// ``receive(head:)`` once when the status and headers arrive, then ``deliver(_:)`` (or ``receive(_:)``) for each
+/// piece of the body, in order, never concurrently. An error any of them throws must stop the transfer, and the
+/// transport then fails with that error.
 public final class HTTPTransfer: Sendable {
     private let head: @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
     private let body: @Sendable (Data) throws(SimpleNetworkingError) -> Void
+    private let pacedBody: (@Sendable (Data) async throws(SimpleNetworkingError) -> Void)?
     private let sent: @Sendable (Int64, Int64?) -> Void
 
     /// Creates a transfer from its three callbacks, for a transport's own tests.
     /// - Parameters:
     ///   - head: Receives the status and headers, with an empty body.
-    ///   - body: Receives each piece of the body.
+    ///   - body: Receives each piece of the body; the piece has been taken when it returns.
     ///   - sent: Receives the request-body bytes sent so far and the total, when known. Default: ignores them.
     public init(
         head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
@@ -25,8 +24,27 @@ public final class HTTPTransfer: Sendable {
     ) {
         self.head = head
         self.body = body
+        self.pacedBody = nil
         self.sent = sent
     }
+
+    /// A transfer whose reader may be slower than the network: `pacedBody` waits for room, `body` fails without it.
+    init(
+        head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
+        body: @escaping @Sendable (Data) throws(SimpleNetworkingError) -> Void,
+        pacedBody: @escaping @Sendable (Data) async throws(SimpleNetworkingError) -> Void,
+        sent: @escaping @Sendable (Int64, Int64?) -> Void
+    ) {
+        self.head = head
+        self.body = body
+        self.pacedBody = pacedBody
+        self.sent = sent
+    }
+
+    /// Whether the body's reader runs at its own pace (a response stream read by another task), so that
+    /// ``deliver(_:)`` may wait. When `false`, ``receive(_:)`` takes every piece at once, and a transport on an
+    /// event loop may call it there instead of awaiting ``deliver(_:)``.
+    public var waitsForReader: Bool { pacedBody != nil }
 
     /// Receives the status and headers of the response, before any of its body.
     /// - Parameter response: The response, with an empty body.
@@ -35,7 +53,18 @@ public final class HTTPTransfer: Sendable {
         try head(response)
     }
 
-    /// Receives the next piece of the response body, decoded.
+    /// Hands the next piece of the response body, decoded, to its reader, and returns once the reader has taken it:
+    /// a transport that can pause reads the next piece from the network only then (backpressure).
+    /// - Parameter bytes: The bytes, in order after those delivered before.
+    /// - Throws: The error to stop the transfer with, such as ``SimpleNetworkingError/responseTooLarge(limit:)``, or
+    ///   ``SimpleNetworkingError/cancelled`` when the reader went away.
+    public func deliver(_ bytes: Data) async throws(SimpleNetworkingError) {
+        if let pacedBody { try await pacedBody(bytes) } else { try body(bytes) }
+    }
+
+    /// Hands the next piece of the response body, decoded, to its reader without waiting, for a transport that
+    /// cannot pause the network: a reader that is too far behind stops the transfer with
+    /// ``SimpleNetworkingError/streamBufferFull(limit:)``.
     /// - Parameter bytes: The bytes, in order after those received before.
     /// - Throws: The error to stop the transfer with, such as ``SimpleNetworkingError/responseTooLarge(limit:)``.
     public func receive(_ bytes: Data) throws(SimpleNetworkingError) {
@@ -49,48 +78,23 @@ public final class HTTPTransfer: Sendable {
     public func didSend(_ bytesSent: Int64, of bytesExpected: Int64?) {
         sent(bytesSent, bytesExpected)
     }
-}
 
-extension HTTPTransport {
-    /// Sends `request` with the whole response in memory, then hands it to `transfer`: the default for transports
-    /// that do not stream.
-    ///
-    /// A body file (``HTTPRequest/bodyFile``) is read into memory first, and the body-size limit applies to the
-    /// whole response, so memory is not bounded; the library's own transport streams in both directions instead.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: Limits for this attempt.
-    ///   - transfer: Where the body goes.
-    /// - Returns: The response with an empty body: the body went to `transfer`.
-    /// - Throws: What ``send(_:options:)`` throws, what `transfer` throws, and
-    ///   ``SimpleNetworkingError/invalidRequest(reason:)`` when the body file cannot be read.
-    public func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
-        async throws(SimpleNetworkingError) -> SimpleResponse
-    {
-        try await sendBuffered(request, options: options, transfer: transfer)
-    }
-
-    /// The default ``send(_:options:transfer:)``: the whole response in memory, then handed to `transfer`.
-    func sendBuffered(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
-        async throws(SimpleNetworkingError) -> SimpleResponse
-    {
-        var request = request
-        if let file = request.bodyFile {
-            request.body = try HTTPRequest.contents(of: file)
-            request.bodyFile = nil
-        }
-        let response = try await send(request, options: options)
-        let size = Int64(request.body?.count ?? 0)
-        if size > 0 { transfer.didSend(size, of: size) }
-        let head = SimpleResponse(statusCode: response.statusCode, headers: response.headers, url: response.url)
-        try transfer.receive(head: head)
-        if !response.body.isEmpty { try transfer.receive(response.body) }
+    /// Hands over a response a transport already holds whole: its head, then its body in one piece. For transports
+    /// that do not stream (their ``HTTPTransport/capabilities`` say so) and for test doubles.
+    /// - Parameter response: The whole response.
+    /// - Returns: The response with an empty body: the body went to the transfer.
+    /// - Throws: What ``receive(head:)`` and ``deliver(_:)`` throw.
+    public func deliver(whole response: SimpleResponse) async throws(SimpleNetworkingError) -> SimpleResponse {
+        var head = SimpleResponse(statusCode: response.statusCode, headers: response.headers, url: response.url)
+        head.attempts = response.attempts
+        try receive(head: head)
+        if !response.body.isEmpty { try await deliver(response.body) }
         return head
     }
 }
 
 extension HTTPRequest {
-    /// The bytes of a body file, for transports that send bodies from memory.
+    /// The bytes of a body file, for multipart forms built in memory.
     /// - Throws: ``SimpleNetworkingError/invalidRequest(reason:)`` when the file cannot be read.
     static func contents(of file: URL) throws(SimpleNetworkingError) -> Data {
         do {

@@ -4,40 +4,41 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What sends one request over the network and returns the complete response.
+/// What sends one request over the network: it hands the response's head, then its body as it arrives, to an
+/// ``HTTPTransfer``.
 ///
 /// The library's own transport uses URLSession; `MockTransport` in `SimpleNetworkingTesting` answers from memory.
 /// A transport is called once per hop: it must not follow redirects itself, but return the 3xx response; redirects,
 /// retries and handlers are the client's job. It takes and returns the library's own values (``HTTPRequest``,
 /// ``SimpleResponse``), keeps repeated header fields apart, frames the body itself, and reports failures as a
-/// ``TransportFailure``. `TransportConformance` in `SimpleNetworkingTesting` checks a transport against all of this.
+/// ``TransportFailure``. Collecting a body into memory is not its job: ``send(_:options:)`` does that above it,
+/// counting bytes as they arrive. `TransportConformance` in `SimpleNetworkingTesting` checks a transport against all
+/// of this, streaming included.
 public protocol HTTPTransport: Sendable {
-    /// Sends `request` and returns the whole response.
-    ///
-    /// A body larger than `options.maximumResponseBodySize` should be stopped as it arrives with
-    /// ``SimpleNetworkingError/responseTooLarge(limit:)``; the client also checks the size of what is returned.
-    /// Cancelling the calling task must stop the request and throw ``SimpleNetworkingError/cancelled``.
-    /// - Parameters:
-    ///   - request: The request, already validated, with every header merged in.
-    ///   - options: Limits for this attempt.
-    /// - Returns: The response, whatever its status.
-    /// - Throws: ``SimpleNetworkingError/transportFailed(_:attempts:)`` with a ``TransportFailure`` of the right
-    ///   category when no complete response arrived, ``SimpleNetworkingError/responseTooLarge(limit:)``, or
-    ///   ``SimpleNetworkingError/cancelled``.
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError) -> SimpleResponse
+    /// What the transport can stream; the client refuses downloads, response streams, uploads from a file and
+    /// progress on a transport that cannot, with ``SimpleNetworkingError/unsupportedByTransport(reason:)``, rather
+    /// than hold a body in memory behind the caller's back.
+    var capabilities: TransportCapabilities { get }
 
-    /// Sends `request` and streams its response body to `transfer` as it arrives, for downloads, response streams,
-    /// uploads from a file and progress.
+    /// Sends `request` and hands its response to `transfer`: the head once, then each piece of the body, in order,
+    /// as it arrives.
     ///
-    /// The request body is ``HTTPRequest/body``, or the file at ``HTTPRequest/bodyFile``, read as it is sent. The
-    /// body-size limit counts the bytes given to `transfer`. A transport that does not stream need not implement
-    /// this: the default sends with ``send(_:options:)``, the whole body in memory, and then hands it over.
+    /// The request body is ``HTTPRequest/body``, or the file at ``HTTPRequest/bodyFile``, read as it is sent (only
+    /// when ``capabilities`` has ``TransportCapabilities/streamsRequestBody``). Each piece goes to
+    /// ``HTTPTransfer/deliver(_:)``, which returns once the consumer has taken it: a transport that can pause reads
+    /// the next piece only then. One that cannot (URLSession on Linux cannot pause libcurl) calls
+    /// ``HTTPTransfer/receive(_:)`` instead, and the consumer fails the transfer when its buffer is full. A declared
+    /// `Content-Length` is never a reason to allocate. The body-size limit in `options` counts decoded bytes.
+    /// Cancelling the calling task must stop the request and throw ``SimpleNetworkingError/cancelled``.
     /// - Parameters:
     ///   - request: The request, already validated, with every header merged in.
     ///   - options: Limits for this attempt.
     ///   - transfer: Receives the response's head and body, and hears of the request body's progress.
     /// - Returns: The response, whatever its status, with an empty body: the body went to `transfer`.
-    /// - Throws: What ``send(_:options:)`` throws, and any error `transfer` throws.
+    /// - Throws: ``SimpleNetworkingError/transportFailed(_:attempts:)`` with a ``TransportFailure`` of the right
+    ///   category when no complete response arrived, ``SimpleNetworkingError/responseTooLarge(limit:)``,
+    ///   ``SimpleNetworkingError/cancelled``, ``SimpleNetworkingError/unsupportedByTransport(reason:)`` for a request
+    ///   the transport cannot send, and any error `transfer` throws.
     func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
 
@@ -48,6 +49,48 @@ public protocol HTTPTransport: Sendable {
 extension HTTPTransport {
     /// Does nothing: a transport with no resources to release need not implement `close()`.
     public func close() {}
+
+    /// Sends `request` and collects its whole response in memory, counting the body's bytes as they arrive and
+    /// stopping at `options.maximumResponseBodySize`: the layer above the transport that ``SimpleRequest/response()``
+    /// and decoding use.
+    /// - Parameters:
+    ///   - request: The request, already validated, with every header merged in.
+    ///   - options: Limits for this attempt.
+    /// - Returns: The response, whatever its status, with its whole body.
+    /// - Throws: What ``send(_:options:transfer:)`` throws, and ``SimpleNetworkingError/responseTooLarge(limit:)``
+    ///   once the body passes the limit.
+    public func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
+        -> SimpleResponse
+    {
+        let collector = BodyCollector(limit: options.maximumResponseBodySize)
+        let head = try await send(request, options: options, transfer: collector.transfer)
+        var response = SimpleResponse(
+            statusCode: head.statusCode, headers: head.headers, body: collector.body, url: head.url)
+        response.attempts = head.attempts
+        return response
+    }
+}
+
+/// What a transport can stream, stated by ``HTTPTransport/capabilities``.
+public struct TransportCapabilities: OptionSet, Sendable, Hashable {
+    /// The bits.
+    public let rawValue: Int
+
+    /// Creates a set from its bits.
+    /// - Parameter rawValue: The bits.
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Response bodies reach the transfer piece by piece as they arrive, never collected first, in memory bounded
+    /// whatever their size: downloads, response streams and download progress need it.
+    public static let streamsResponseBody = TransportCapabilities(rawValue: 1 << 0)
+    /// A body file (``HTTPRequest/bodyFile``) is read as it is sent, never into memory, and its progress reported
+    /// while it goes: uploads from a file and upload progress need it.
+    public static let streamsRequestBody = TransportCapabilities(rawValue: 1 << 1)
+
+    /// Everything: streamed responses and streamed request bodies.
+    public static let streaming: TransportCapabilities = [.streamsResponseBody, .streamsRequestBody]
 }
 
 /// Limits a transport applies to one request on the wire.
@@ -64,5 +107,30 @@ public struct TransportOptions: Sendable {
     public init(timeout: TimeInterval, maximumResponseBodySize: Int = .max) {
         self.timeout = timeout
         self.maximumResponseBodySize = maximumResponseBodySize
+    }
+}
+
+/// Collects a body in memory for ``HTTPTransport/send(_:options:)``, counting it as it arrives.
+final class BodyCollector: Sendable {
+    private let limit: Int
+    private let collected = Locked(Data())
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var body: Data { collected.withLock { $0 } }
+
+    var transfer: HTTPTransfer {
+        HTTPTransfer(
+            head: { _ in },
+            body: { [limit, collected] bytes throws(SimpleNetworkingError) in
+                let fits = collected.withLock { body in
+                    guard bytes.count <= limit - body.count else { return false }
+                    body.append(bytes)
+                    return true
+                }
+                guard fits else { throw .responseTooLarge(limit: limit) }
+            })
     }
 }

@@ -69,21 +69,44 @@ package final class URLSessionTransport: HTTPTransport {
         #endif
     }
 
-    package func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
-        -> SimpleResponse
-    {
-        try await run(request, options: options, transfer: nil)
-    }
+    /// Everything on the library's own session; nothing on a session the caller made, whose delegate is not the
+    /// library's.
+    package var capabilities: TransportCapabilities { ownsSession ? .streaming : [] }
 
     /// Streams in both directions on the library's own session: the response body goes to `transfer` from the
-    /// delegate as it arrives, and a body file is sent with an upload task, which reads it from disk as it goes. On
-    /// Linux that is what streams: FoundationNetworking sends an empty body for `httpBodyStream` (see "URLSession on
-    /// Linux" in the documentation). A session the caller made gets the default, in memory.
+    /// delegate as it arrives (URLSession cannot pause a transfer, so a reader that falls too far behind fails it),
+    /// and a body file is sent with an upload task, which reads it from disk as it goes. On Linux that is what
+    /// streams: FoundationNetworking sends an empty body for `httpBodyStream` (see "URLSession on Linux" in the
+    /// documentation). A session the caller made collects the response with a completion handler, then hands it over.
     package func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
-        guard ownsSession else { return try await sendBuffered(request, options: options, transfer: transfer) }
+        if let reason = Self.cannotSend(request) { throw .unsupportedByTransport(reason: reason) }
+        guard ownsSession else {
+            guard request.bodyFile == nil else {
+                throw .unsupportedByTransport(reason: "a URLSession the caller made cannot stream a body file")
+            }
+            return try await transfer.deliver(whole: try await run(request, options: options, transfer: nil))
+        }
         return try await run(request, options: options, transfer: transfer)
+    }
+
+    /// Why URLSession cannot send `request`, or `nil`: a body on GET or HEAD (URLSession drops it, or fails the
+    /// task), and on Linux a host libcurl rewrites (see "URLSession on Linux" in the documentation). Other
+    /// transports send both.
+    static func cannotSend(_ request: HTTPRequest) -> String? {
+        if request.method == .get || request.method == .head,
+            request.bodyFile != nil || request.body.map({ !$0.isEmpty }) == true
+        {
+            return "URLSession cannot send a body on \(request.method.rawValue); put the data in the query, use POST, "
+                + "or use the AsyncHTTPClient engine"
+        }
+        #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
+            if let host = request.url.host, let reason = Origin.unsupportedHostReason(host) {
+                return reason + ", or use the AsyncHTTPClient engine"
+            }
+        #endif
+        return nil
     }
 
     private func run(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer?)

@@ -14,12 +14,16 @@ extension AsyncHTTPClientTransport {
     ///   - error: The error the request failed with.
     ///   - afterHead: Whether the response head had arrived: a connection that ends after it cut the body short.
     static func failure(_ error: any Error, afterHead: Bool) -> SimpleNetworkingError {
-        if let tooLarge = error as? ResponseCollector.TooLarge { return .responseTooLarge(limit: tooLarge.limit) }
+        if let tooLarge = error as? ResponseStreamer.TooLarge { return .responseTooLarge(limit: tooLarge.limit) }
+        if let stopped = error as? ResponseStreamer.Stopped { return stopped.error }
+        if let error = error as? SimpleNetworkingError { return error }
         let category: TransportFailure.Category
         let underlying: (any Error & Sendable)?
+        var detail: String?
         switch error {
         case let error as HTTPClientError:
-            if error == .cancelled || error == .alreadyShutdown { return .cancelled }
+            if error == .alreadyShutdown { return closedError }
+            if error == .cancelled { return .cancelled }
             (category, underlying) = (Self.category(of: error, afterHead: afterHead), error)
         case let error as NIOConnectionError:
             let resolved = error.dnsAError == nil || error.dnsAAAAError == nil || !error.connectionErrors.isEmpty
@@ -31,6 +35,7 @@ extension AsyncHTTPClientTransport {
         case let error as HTTPParserError:
             let cut = afterHead && error == .invalidEOFState
             (category, underlying) = (cut ? .connectionLost : .badServerResponse, error)
+            if !cut { detail = Self.reason(of: error) }
         case let error as NIOHTTPDecompression.DecompressionError:
             (category, underlying) = (.badServerResponse, error)
         case let error as NIOSSLError:
@@ -42,7 +47,27 @@ extension AsyncHTTPClientTransport {
         default:
             (category, underlying) = (.other, nil)
         }
-        return .transportFailed(TransportFailure(category, underlying: underlying))
+        return .transportFailed(TransportFailure(category, underlying: underlying, detail: detail))
+    }
+
+    /// What the HTTP/1 parser refused in a response, in words a person can act on.
+    static func reason(of error: HTTPParserError) -> String {
+        switch error {
+        case .headerOverflow:
+            return "the response's status line and headers are larger than the parser accepts (80 KiB)"
+        case .invalidStatus: return "the status line is not valid HTTP (no three-digit status code)"
+        case .invalidVersion: return "the status line does not start with a valid HTTP version"
+        case .invalidConstant: return "the status line is not valid HTTP"
+        case .invalidHeaderToken, .invalidCharactersUsed, .lfExpected, .strictModeAssertion:
+            return "a header line is malformed (an invalid character, or a line not ended by CRLF)"
+        case .invalidContentLength: return "the Content-Length header is invalid or repeated with different values"
+        case .unexpectedContentLength: return "the response has both Content-Length and Transfer-Encoding"
+        case .invalidChunkSize: return "a chunk size of the chunked body is invalid"
+        case .invalidEOFState, .closedConnection:
+            return "the server closed the connection before the response was complete"
+        case .trailingGarbage: return "the server sent bytes after the response"
+        default: return "the response is not valid HTTP (\(error))"
+        }
     }
 
     private static func category(of error: HTTPClientError, afterHead: Bool) -> TransportFailure.Category {

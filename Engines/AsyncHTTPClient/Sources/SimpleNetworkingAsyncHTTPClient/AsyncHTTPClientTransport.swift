@@ -19,13 +19,15 @@ import Tracing
 /// Pick it for servers on Linux and for many requests at once: it keeps a pool of connections per host on SwiftNIO's
 /// event loops, and costs a fraction of URLSession's CPU and memory per request. The client's behaviour is the same as
 /// over URLSession: redirects come back as responses and the client follows them by its rules, the body size limit
-/// stops a body as it arrives, counted after decompression, and failures arrive in the same categories.
+/// stops a body as it arrives, counted after decompression, and failures arrive in the same categories. It streams
+/// both ways with backpressure, and sends bodies on any method and to IPv6-literal hosts.
 ///
 /// Lifecycle: each transport owns one `HTTPClient`. ``close()`` starts its shutdown and returns at once: requests in
-/// flight end with `SimpleNetworkingError.cancelled`, and later ones fail. ``shutdown()`` does the same and waits until
-/// the connections are closed. A transport released without either is shut down by its `deinit`. The event loops are
-/// not the transport's: by default they are SwiftNIO's process-wide group, which lives as long as the process, so no
-/// event loop is ever started or leaked per transport.
+/// flight end with `SimpleNetworkingError.cancelled`, and later ones fail with a `transportFailed` that says the
+/// transport was closed. ``shutdown()`` does the same and waits until the connections are closed. A transport released
+/// without either is shut down by its `deinit`. The event loops are not the transport's: by default they are
+/// SwiftNIO's process-wide group, which lives as long as the process, so no event loop is ever started or leaked per
+/// transport.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Settings of the transport's `HTTPClient`, frozen when the transport is made.
     public struct Configuration: Sendable {
@@ -64,7 +66,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var settings = HTTPClient.Configuration()
         // The client follows redirects itself, by its own rules, and sees every hop.
         settings.redirectConfiguration = .disallow
-        // The size limit is counted on decoded bytes as they arrive (`ResponseCollector`), per request.
+        // The size limit is counted on decoded bytes as they arrive (`ResponseStreamer`), per request; the decoder
+        // works in steps of at most a few times the compressed piece, each checked before it is handed over.
         settings.decompression = .enabled(limit: .none)
         settings.timeout = .init(connect: .nanoseconds(nanoseconds(configuration.connectTimeout)))
         var pool = HTTPClient.Configuration.ConnectionPool(
@@ -80,44 +83,96 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return settings
     }
 
-    /// Sends `request` and collects its whole response.
+    /// Everything streams: response bodies piece by piece with backpressure, and body files read from disk as they
+    /// are sent.
+    public var capabilities: TransportCapabilities { .streaming }
+
+    /// Sends `request` and streams its response to `transfer` as it arrives.
+    ///
+    /// The next piece of the body is read from the connection only once `transfer` has taken the last. A body file
+    /// is read from disk in pieces as the connection takes them, with `Content-Length` from the file's size, and the
+    /// request body's progress reported as it is written. Any method may carry a body, and any host AsyncHTTPClient
+    /// reaches (IPv6 literals included) may be sent to.
     /// - Parameters:
     ///   - request: The request, already validated, with every header merged in.
     ///   - options: The attempt's timeout, from sending to the last byte of the body, and body size limit.
-    /// - Returns: The response, whatever its status; a 3xx is returned, not followed.
+    ///   - transfer: Receives the head and the decoded body.
+    /// - Returns: The response's head, whatever its status; a 3xx is returned, not followed.
     /// - Throws: `SimpleNetworkingError.transportFailed` with the failure's category when no complete response
-    ///   arrived, `.responseTooLarge(limit:)` when the decoded body passes `options.maximumResponseBodySize`, and
-    ///   `.cancelled` when the calling task is cancelled or the transport closed.
-    public func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
-        -> SimpleResponse
+    ///   arrived (a response that is not valid HTTP names what the parser refused), `.responseTooLarge(limit:)` when
+    ///   the decoded body passes `options.maximumResponseBodySize`, `.cancelled` when the calling task is cancelled,
+    ///   a `transportFailed` that says the transport was closed after ``close()``, and what `transfer` throws.
+    public func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+        async throws(SimpleNetworkingError) -> SimpleResponse
     {
+        if closed.withLockedValue({ $0 }) { throw Self.closedError }
         let outgoing: HTTPClient.Request
+        let bodySize: Int64?
         do {
+            let body: HTTPClient.Body?
+            (body, bodySize) = try Self.body(of: request, eventLoop: client.eventLoopGroup.any())
             outgoing = try HTTPClient.Request(
                 url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
-                headers: Self.headers(of: request), body: request.body.map { .bytes($0) })
+                headers: Self.headers(of: request), body: body)
+        } catch let error as SimpleNetworkingError {
+            throw error
         } catch {
             throw Self.failure(error, afterHead: false)
         }
-        let collector = ResponseCollector(maximumBodySize: options.maximumResponseBodySize)
+        let streamer = ResponseStreamer(
+            transfer: transfer, maximumBodySize: options.maximumResponseBodySize, url: request.url,
+            bodySize: bodySize)
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
-        let task = client.execute(request: outgoing, delegate: collector, eventLoop: .indifferent, deadline: deadline)
+        let task = client.execute(request: outgoing, delegate: streamer, eventLoop: .indifferent, deadline: deadline)
         do {
-            let (head, body) = try await withTaskCancellationHandler {
+            return try await withTaskCancellationHandler {
                 try await task.futureResult.get()
             } onCancel: {
                 task.cancel()
             }
-            return SimpleResponse(
-                statusCode: Int(head.status.code), headers: Self.headers(of: head), body: body, url: request.url)
         } catch {
             if Task.isCancelled { throw .cancelled }
-            throw Self.failure(error, afterHead: collector.receivedHead)
+            if closed.withLockedValue({ $0 }) { throw Self.closedError }
+            throw Self.failure(error, afterHead: streamer.receivedHead)
         }
     }
 
+    /// The error of a request sent after ``close()`` or ``shutdown()``: not a cancellation by the caller.
+    static let closedError = SimpleNetworkingError.transportFailed(
+        TransportFailure(
+            .other, detail: "the AsyncHTTPClientTransport was closed (close() or shutdown() was called); make a new one"
+        ))
+
+    /// The request's body for AsyncHTTPClient, and its size: a body file is read from disk piece by piece as the
+    /// connection takes it, never whole.
+    private static func body(of request: HTTPRequest, eventLoop: any EventLoop) throws -> (HTTPClient.Body?, Int64?) {
+        guard let file = request.bodyFile else {
+            return (request.body.map { .bytes($0) }, request.body.map { Int64($0.count) })
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        guard let size = (attributes?[.size] as? NSNumber)?.int64Value,
+            FileManager.default.isReadableFile(atPath: file.path)
+        else {
+            throw SimpleNetworkingError.invalidRequest(reason: "the body file \(file.lastPathComponent) cannot be read")
+        }
+        let body = HTTPClient.Body.stream(contentLength: size) { writer in
+            let done = eventLoop.makePromise(of: Void.self)
+            Task {
+                do {
+                    try await BodyFileReader.send(file, size: size, to: writer)
+                    done.succeed()
+                } catch {
+                    done.fail(error)
+                }
+            }
+            return done.futureResult
+        }
+        return (body, size)
+    }
+
     /// Starts shutting the client down and returns at once: requests in flight end with
-    /// `SimpleNetworkingError.cancelled`, later ones fail. Calling it again does nothing.
+    /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. Calling it
+    /// again does nothing.
     ///
     /// It never blocks, so it is safe on any thread, an event loop's or Swift's cooperative pool's; ``shutdown()``
     /// waits for the end.
@@ -132,7 +187,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Shuts the client down and waits until its connections are closed: requests in flight end with
-    /// `SimpleNetworkingError.cancelled`, later ones fail. After ``close()`` it returns at once.
+    /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. After
+    /// ``close()`` it returns at once.
     /// - Throws: The client's error when it did not shut down cleanly.
     public func shutdown() async throws {
         guard
