@@ -145,10 +145,17 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     private let registry = Locked(Registry())
     /// Where the work that waits for the session's work queue runs (creating, resuming and cancelling tasks,
-    /// invalidating the session): on Linux each of those waits while libcurl is busy, for seconds at worst. A serial
-    /// queue of its own gets its own thread when it blocks; a global queue has as many threads as cores, and blocking
-    /// them would hold up every client in the process.
-    let control = DispatchQueue(label: "SimpleNetworking.session-control")
+    /// invalidating the session): on Linux each of those waits while libcurl is busy, for seconds at worst.
+    ///
+    /// One serial queue for the whole process, never one per client: every session on Linux shares one work queue,
+    /// so those waits take turns anyway, and one queue blocks at most one thread. With a queue per client, a few
+    /// hundred clients waiting at once (the test suite's) blocked a thread each, libdispatch's pool ran out, and the
+    /// work queue itself got no thread to run on: every request of the process hung. A global queue is no better: it
+    /// has as many threads as cores, and blocking them would hold up everything else on it.
+    let control = SessionDelegate.sharedControl
+
+    /// The one control queue of the process; see ``control``.
+    private static let sharedControl = DispatchQueue(label: "SimpleNetworking.session-control")
 
     /// Creates the attempt's task with `makeTask`, registers it and starts it; ends the attempt with a transport
     /// failure once the session is closed.
