@@ -144,27 +144,27 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     private let registry = Locked(Registry())
-    /// Where the work that waits for the session's work queue runs (creating, resuming and cancelling tasks,
-    /// invalidating the session): on Linux each of those waits while libcurl is busy, for seconds at worst.
-    ///
-    /// One serial queue for the whole process, never one per client: every session on Linux shares one work queue,
-    /// so those waits take turns anyway, and one queue blocks at most one thread. With a queue per client, a few
-    /// hundred clients waiting at once (the test suite's) blocked a thread each, libdispatch's pool ran out, and the
-    /// work queue itself got no thread to run on: every request of the process hung. A global queue is no better: it
-    /// has as many threads as cores, and blocking them would hold up everything else on it.
-    let control = SessionDelegate.sharedControl
+    /// Where cancelling tasks and invalidating the session run: on Linux each of those waits for the session's work
+    /// queue while libcurl is busy, and a cancel can wait as long as a server keeps writing. A serial queue of the
+    /// client's own, so that such a wait holds up no other client; a global queue has as many threads as cores, and
+    /// blocking them would hold up every client in the process.
+    let control = DispatchQueue(label: "SimpleNetworking.session-control")
 
-    /// The one control queue of the process; see ``control``.
-    private static let sharedControl = DispatchQueue(label: "SimpleNetworking.session-control")
+    /// Where tasks are created and resumed, for every client of the process: on Linux each of those waits for the
+    /// work queue that all sessions share, so they take turns anyway, and one queue blocks at most one thread. With a
+    /// queue per client, a few hundred clients starting requests at once (the test suite's) blocked a thread each,
+    /// libdispatch's pool ran out, and the work queue itself got no thread to run on: every request of the process
+    /// hung.
+    static let starts = DispatchQueue(label: "SimpleNetworking.task-start")
 
     /// Creates the attempt's task with `makeTask`, registers it and starts it; ends the attempt with a transport
     /// failure once the session is closed.
     ///
-    /// Call it on ``control``, never on the caller's thread: on Linux creating and resuming a task wait for the
+    /// Call it on ``starts``, never on the caller's thread: on Linux creating and resuming a task wait for the
     /// session's work queue, which libcurl can keep busy for seconds. For the same reason the registry's lock is never
     /// held while the task is made or resumed: the delegate callbacks, the deadlines of every client and
     /// `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
-    /// registered after; creating it cannot race with the invalidation of the session, which runs on ``control`` too,
+    /// registered after; creating it cannot race with the invalidation of the session, which is queued on ``starts``,
     /// after this.
     package func start(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) {
         guard !registry.withLock({ $0.closed }), !pending.hasEnded else {

@@ -122,7 +122,7 @@ package final class URLSessionTransport: HTTPTransport {
         // On Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for
         // seconds (see "URLSession on Linux" in the documentation): never on the caller's thread, which may be one of
         // the few of Swift's cooperative pool.
-        delegate.control.async { [self] in
+        SessionDelegate.starts.async { [self] in
             delegate.start(pending) { () -> URLSessionDataTask in
                 if ownsSession, let bodyFile { return session.uploadTask(with: request, fromFile: bodyFile) }
                 guard !ownsSession else { return session.dataTask(with: request) }
@@ -156,7 +156,9 @@ package final class URLSessionTransport: HTTPTransport {
         // Linux, so it runs on another thread.
         if ownsSession {
             let session = UncheckedSession(session: session)
-            delegate.control.async { session.session.invalidateAndCancel() }
+            // Behind every start already queued (which then sees the session closed), on the client's own queue.
+            let control = delegate.control
+            SessionDelegate.starts.async { control.async { session.session.invalidateAndCancel() } }
         } else {
             delegate.cancelInBackground(tasks)
         }
