@@ -133,7 +133,7 @@ struct ExecutionLoopTests {
         #expect(transport.requestCount == 0)
     }
 
-    @Test("The seed's deferred retry, called from another thread around the end of the handlers, is never lost")
+    @Test("A deferred retry(), called from another thread around the end of the handlers, is never lost")
     func deferredRetryFromAnotherThread() async {
         let (api, transport) = makeMockClient()
         let authorized = Locked<Set<String>>([])

@@ -298,7 +298,9 @@ struct LoopbackTransportTests {
         api.close()
     }
 
-    @Test("With an awaiting caller, the seed form ends at the 401 while its retry runs on; the recommended form waits")
+    @Test(
+        "With an awaiting caller, the callback form ends at the 401 while its retry runs on; the recommended form waits"
+    )
     func seedFormVersusRecommendedForAwaitingCaller() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -311,7 +313,7 @@ struct LoopbackTransportTests {
             default: return .status(401)
             }
         }
-        // The seed form returns false from its 401 handler and retries later, from authenticate's callback: the
+        // The callback form returns false from its 401 handler and retries later, from authenticate's callback: the
         // execution has ended by then, so the caller gets stoppedByHandler(401), as the README says.
         let seed = MyAPIManager(baseURL: server.baseURL)
         let seedResult = await outcome {

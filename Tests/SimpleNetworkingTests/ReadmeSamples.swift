@@ -62,7 +62,7 @@ func statusHandler(api: SimpleNetworking, myAuthHeaderValue: String) {
     // README-SAMPLE-END
 }
 
-// README-SAMPLE: seed-subclass
+// README-SAMPLE: subclass-reauthentication
 final class MyAPIManager: SimpleNetworking, @unchecked Sendable {
     var token: String? {
         get { defaultHeaders["X-Authorization"] }
@@ -226,8 +226,8 @@ struct ReadmeSampleTests {
         #expect(try await quickStart(baseURL: server.baseURL).name == "Ada")
     }
 
-    @Test("The seed's GET forms and status handler run")
-    func seedFormsRun() async throws {
+    @Test("The three GET forms and a status handler run")
+    func getFormsRun() async throws {
         let server = try makeServer()
         defer { server.shutdown() }
         let api = SimpleNetworking(baseURL: server.baseURL)

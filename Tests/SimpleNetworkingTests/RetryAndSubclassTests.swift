@@ -107,7 +107,7 @@ struct RetryAndSubclassTests {
         #expect(log.all == ["completion", "completion", "completion", "limit", "completion"])
     }
 
-    @Test("The seed's subclass pattern: an execute override authenticates on 401 and retries")
+    @Test("The subclass pattern: an execute override authenticates on 401 and retries")
     func subclassReauthenticates() async throws {
         let transport = MockTransport()
         transport.route { request in

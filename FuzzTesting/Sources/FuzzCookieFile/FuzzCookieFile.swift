@@ -10,14 +10,7 @@ import SimpleNetworking
 ///
 /// Input: the file's bytes (see `Corpus/fuzz-cookie-file` for saved jars).
 @main
-enum FuzzCookieFile {
-    static func main() {
-        Fuzzer.run { data, count in
-            FuzzCookieFile.check(FuzzInput(data, count))
-            return 0
-        }
-    }
-
+enum FuzzCookieFile: FuzzTarget {
     static func check(_ input: FuzzInput) {
         let file = ScratchFiles.file("input.json")
         do {

@@ -13,14 +13,7 @@ import FuzzHarness
 /// the position of the cut (little-endian, modulo the body's length plus 1), byte 3 the size of the small chunks
 /// (1 to 16); the rest is the body.
 @main
-enum FuzzEventStream {
-    static func main() {
-        Fuzzer.run { data, count in
-            FuzzEventStream.check(FuzzInput(data, count))
-            return 0
-        }
-    }
-
+enum FuzzEventStream: FuzzTarget {
     static func check(_ input: FuzzInput) {
         let header = Array(input.bytes.prefix(4)) + Array(repeating: 0, count: max(0, 4 - input.bytes.count))
         let body = Array(input.bytes.dropFirst(4))

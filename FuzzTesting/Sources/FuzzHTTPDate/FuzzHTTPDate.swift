@@ -10,14 +10,7 @@ import SimpleNetworking
 ///
 /// Input: the header value's bytes, decoded from UTF-8 with repair.
 @main
-enum FuzzHTTPDate {
-    static func main() {
-        Fuzzer.run { data, count in
-            FuzzHTTPDate.check(FuzzInput(data, count))
-            return 0
-        }
-    }
-
+enum FuzzHTTPDate: FuzzTarget {
     static func check(_ input: FuzzInput) {
         let now = CookieJarChecks.now
         let text = input.text

@@ -2,23 +2,49 @@ import CLibFuzzer
 import Dispatch
 import Foundation
 
+/// A fuzz target: an `@main` type whose ``check(_:)`` takes one input; the protocol gives it the `main()` that runs
+/// libFuzzer. See ``Fuzzer``.
+public protocol FuzzTarget {
+    /// Checks one input; a broken invariant crashes through ``Fuzzer/require(_:_:file:line:)``.
+    /// - Parameter input: The input libFuzzer made.
+    static func check(_ input: FuzzInput)
+}
+
+extension FuzzTarget {
+    /// Runs libFuzzer with this target's ``check(_:)``, and exits with libFuzzer's status.
+    public static func main() {
+        Fuzzer.target = check
+        Fuzzer.run { data, count in
+            Fuzzer.target?(FuzzInput(data, count))
+            return 0
+        }
+    }
+}
+
 /// The libFuzzer driver and the checks every target shares.
 ///
-/// A target is an `@main` type whose `main()` hands a non-capturing closure to ``run(_:)``; the closure checks one
-/// input and states its invariant with ``require(_:_:)``:
+/// A target is an `@main` type that conforms to ``FuzzTarget``: its `check` takes one input and states its invariant
+/// with ``require(_:_:)``; the `main()` the protocol gives it runs libFuzzer:
 ///
 /// ```swift
 /// @main
-/// enum FuzzExample {
-///     static func main() {
-///         Fuzzer.run { data, count in
-///             FuzzExample.check(FuzzInput(data, count))
-///             return 0
-///         }
+/// enum FuzzExample: FuzzTarget {
+///     static func check(_ input: FuzzInput) {
+///         Fuzzer.require(!input.text.isEmpty || input.bytes.isEmpty, "text of empty bytes is empty")
 ///     }
 /// }
 /// ```
 public enum Fuzzer {
+    /// The target's check, set once by ``FuzzTarget/main()`` before libFuzzer starts: the C callback cannot capture
+    /// it, so it reads it from here.
+    nonisolated(unsafe) static var target: ((FuzzInput) -> Void)?
+
+    /// The base URL of the clients the targets build (`https://api.example.com/v1`); nothing is ever sent there.
+    public static let exampleBaseURL: URL = {
+        guard let url = URL(string: "https://api.example.com/v1") else { fatalError("the base URL does not parse") }
+        return url
+    }()
+
     /// What libFuzzer calls with each input: its bytes and their count; it returns 0.
     public typealias Callback = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 

@@ -16,19 +16,7 @@ import SimpleNetworkingTesting
 /// in the client's default headers, 2 adds a one-byte body. Then fields separated by `0xFF`: the method, then header
 /// names and values in pairs.
 @main
-enum FuzzHeaders {
-    static func main() {
-        Fuzzer.run { data, count in
-            FuzzHeaders.check(FuzzInput(data, count))
-            return 0
-        }
-    }
-
-    static let baseURL: URL = {
-        guard let url = URL(string: "https://api.example.com/v1") else { fatalError("the base URL does not parse") }
-        return url
-    }()
-
+enum FuzzHeaders: FuzzTarget {
     static func check(_ input: FuzzInput) {
         var fields = input.fields[...]
         let method = HTTPMethod(rawValue: fields.popFirst() ?? "")
@@ -43,7 +31,8 @@ enum FuzzHeaders {
         configuration.allowsHostHeader = allowsHost
         let transport = MockTransport()
         transport.route { _ in .status(204) }
-        let client = SimpleNetworking(baseURL: baseURL, transport: transport, configuration: configuration)
+        let client = SimpleNetworking(
+            baseURL: Fuzzer.exampleBaseURL, transport: transport, configuration: configuration)
         let request = client.request(method, "/items")
         for header in headers {
             if header.isDefault {

@@ -12,14 +12,7 @@ import FuzzHarness
 ///
 /// Input: the bytes a client sends, as if it then closed the connection.
 @main
-enum FuzzMockServerRequest {
-    static func main() {
-        Fuzzer.run { data, count in
-            FuzzMockServerRequest.check(FuzzInput(data, count))
-            return 0
-        }
-    }
-
+enum FuzzMockServerRequest: FuzzTarget {
     /// The largest header section the server reads (`MockServerParsing.maxHeaderBytes`).
     static let maximumHeadBytes = 64 * 1024
 

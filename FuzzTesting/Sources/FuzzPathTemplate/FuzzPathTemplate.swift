@@ -18,19 +18,7 @@ import SimpleNetworkingTesting
 /// placeholder the template does not have. Then fields separated by `0xFF`: the template, one value per distinct
 /// placeholder in order, the extra name (bit 3), then query names and values in pairs.
 @main
-enum FuzzPathTemplate {
-    static func main() {
-        Fuzzer.run { data, count in
-            FuzzPathTemplate.check(FuzzInput(data, count))
-            return 0
-        }
-    }
-
-    static let baseURL: URL = {
-        guard let url = URL(string: "https://api.example.com/v1") else { fatalError("the base URL does not parse") }
-        return url
-    }()
-
+enum FuzzPathTemplate: FuzzTarget {
     static func check(_ input: FuzzInput) {
         var fields = input.fields[...]
         let template = PathTemplate(fields.popFirst() ?? "")
@@ -57,7 +45,7 @@ enum FuzzPathTemplate {
         let isPost = input.flag(2)
         let transport = MockTransport()
         transport.route { _ in .status(204) }
-        let client = SimpleNetworking(baseURL: baseURL, transport: transport)
+        let client = SimpleNetworking(baseURL: Fuzzer.exampleBaseURL, transport: transport)
         let request: SimpleRequest
         do {
             request = try client.request(isPost ? .post : .get, template, path: values)

@@ -10,14 +10,7 @@ import SimpleNetworking
 /// Input: the selector byte picks the URL (its value modulo 8, so seed files start with a digit `0`-`7`); the
 /// fields follow, separated by `0xFF`, each decoded from UTF-8 with repair as a transport decodes header bytes.
 @main
-enum FuzzSetCookie {
-    static func main() {
-        Fuzzer.run { data, count in
-            FuzzSetCookie.check(FuzzInput(data, count))
-            return 0
-        }
-    }
-
+enum FuzzSetCookie: FuzzTarget {
     /// Plain and secure origins with a path, an IP address, a public suffix, loopback, an IPv6 literal, an
     /// upper-case host with a trailing dot, and a host of dots.
     static let urls: [URL] = [

@@ -67,13 +67,13 @@ extension SimpleNetworking {
     /// Refuses a streamed feature on a transport that cannot stream it, rather than let it hold a body in memory.
     private func requireCapabilities(downloads: Bool, request: HTTPRequest) throws(SimpleNetworkingError) {
         let capabilities = transport.capabilities
-        let name = String(describing: type(of: transport))
         if downloads, !capabilities.contains(.streamsResponseBody) {
             throw .unsupportedByTransport(
-                reason: "\(name) cannot stream response bodies, which downloads, response streams and progress need")
+                reason: "\(type(of: transport)) cannot stream response bodies, which downloads, response streams and "
+                    + "progress need")
         }
         if request.bodyFile != nil, !capabilities.contains(.streamsRequestBody) {
-            throw .unsupportedByTransport(reason: "\(name) cannot stream a request body from a file")
+            throw .unsupportedByTransport(reason: "\(type(of: transport)) cannot stream a request body from a file")
         }
     }
 
