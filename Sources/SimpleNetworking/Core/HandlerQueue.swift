@@ -7,11 +7,22 @@ import Dispatch
 /// deadlock. Apps that update UI from handlers choose ``mainActor``.
 public struct HandlerQueue: Sendable {
     let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
+    /// The request's handlers run in the execution's own task, where the response arrived, instead of in a job
+    /// scheduled elsewhere: no thread switch between the response and its handlers (``background``).
+    let runsHandlersInExecution: Bool
 
     /// A queue that runs jobs with `schedule`.
     /// - Parameter schedule: Runs the job it is given, now or later, on any thread.
     public init(schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         self.schedule = schedule
+        self.runsHandlersInExecution = false
+    }
+
+    private init(
+        runsHandlersInExecution: Bool, schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+    ) {
+        self.schedule = schedule
+        self.runsHandlersInExecution = runsHandlersInExecution
     }
 
     /// Runs handlers on a Dispatch queue.
@@ -21,10 +32,17 @@ public struct HandlerQueue: Sendable {
         HandlerQueue { job in queue.async(execute: job) }
     }
 
-    /// Runs handlers on a concurrent background queue shared by the library. The default.
-    public static let background: HandlerQueue = .dispatch(
-        DispatchQueue(label: "SimpleNetworking.handlers", qos: .userInitiated, attributes: .concurrent)
-    )
+    /// Runs handlers off the main thread. The default.
+    ///
+    /// A request's status, success, error and completion handlers run in the request's own task, on Swift's
+    /// cooperative thread pool, right where its response arrived: no thread switch, so the handler API costs what
+    /// `response()` costs. Progress handlers, which a transport reports from its own threads, run on a concurrent
+    /// Dispatch queue. Like any code on the cooperative pool, a handler should not block for long (waiting on a
+    /// semaphore for another request, say): give such a client ``dispatch(_:)`` with a queue of its own.
+    public static let background: HandlerQueue = {
+        let queue = DispatchQueue(label: "SimpleNetworking.handlers", qos: .userInitiated, attributes: .concurrent)
+        return HandlerQueue(runsHandlersInExecution: true) { job in queue.async(execute: job) }
+    }()
 
     /// Runs handlers on the main actor. Handlers can then use `MainActor.assumeIsolated` to touch UI state.
     ///

@@ -201,9 +201,11 @@ func race<Value: Sendable>(
 }
 
 extension HandlerQueue {
-    /// Runs `job` on this queue and returns its result once it has run.
+    /// Runs `job` on this queue and returns its result once it has run; on ``background``, right here in the
+    /// execution's task.
     func run<Value: Sendable>(_ job: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
+        if runsHandlersInExecution { return job() }
+        return await withCheckedContinuation { continuation in
             schedule { continuation.resume(returning: job()) }
         }
     }
