@@ -141,22 +141,6 @@ extension SimpleRequest {
     func end(_ id: Int, record: ExecutionRecord) {
         state.withLock { $0.end(id, record: record) }
     }
-
-    /// After the handlers: a retry one of them asked for wins over their decision to finish (a cancelled one is
-    /// then reported by the loop); a decision to finish ends the execution under the same lock, so a retry asked
-    /// for from another thread is either taken here or starts the next execution, never lost.
-    func settle(_ decision: Decision, execution id: Int, record: ExecutionRecord) -> Decision {
-        state.withLock { state in
-            guard let live = state.live, live.id == id else { return decision }
-            state.live?.isHandling = false
-            if let requested = live.requestedRetry {
-                state.live?.requestedRetry = nil
-                return .retry(requested)
-            }
-            if case .finish = decision { state.end(id, record: record) }
-            return decision
-        }
-    }
 }
 
 extension SimpleRequest.State {

@@ -16,6 +16,17 @@ extension SimpleRequest {
         case retry(Retry)
     }
 
+    /// What the handlers of one attempt came to, before the decision: ``settle(_:execution:record:)`` turns it into
+    /// one, where a retry a handler asked for is read.
+    enum HandlersResult: Sendable {
+        /// A status handler returned `false`: the chain stopped at it.
+        case stopped(SimpleResponse)
+        /// The success handlers, or the error handlers, saw this outcome.
+        case handled(Outcome)
+        /// The retry policy asked for another attempt; no error handler ran.
+        case policyRetry(Retry)
+    }
+
     /// What the handlers need to know about the execution so far.
     struct HandlingContext: Sendable {
         var record: ExecutionRecord
@@ -78,15 +89,40 @@ extension SimpleRequest {
         return decision
     }
 
+    /// The decision after the handlers, made once, here: a retry one of them asked for wins over what they came to
+    /// (a cancelled one is then reported by the loop); otherwise a status handler's stop ends the execution with
+    /// ``SimpleNetworkingError/stoppedByHandler(_:)``, a policy retry is taken, and a handled outcome finishes. A
+    /// decision to finish ends the execution under the same lock, so a retry asked for from another thread is either
+    /// taken here or starts the next execution, never lost.
+    func settle(_ result: HandlersResult, execution id: Int, record: ExecutionRecord) -> Decision {
+        let decision: Decision
+        switch result {
+        case .stopped(let response): decision = .finish(.failure(.stoppedByHandler(response)))
+        case .handled(let outcome): decision = .finish(outcome)
+        case .policyRetry(let retry): decision = .retry(retry)
+        }
+        return state.withLock { state in
+            guard let live = state.live, live.id == id else { return decision }
+            state.live?.isHandling = false
+            if let requested = live.requestedRetry {
+                state.live?.requestedRetry = nil
+                return .retry(requested)
+            }
+            if case .finish = decision { state.end(id, record: record) }
+            return decision
+        }
+    }
+
     /// Status handlers first, in order, until one returns `false`; then the deadline; then, for a 2xx, the success
-    /// handlers; otherwise the retry policy, and when it does not retry, the error handlers.
+    /// handlers; otherwise the retry policy, and when it does not retry, the error handlers. What they came to is not
+    /// yet the decision: a handler may have asked for a retry (``settle(_:execution:record:)``).
     ///
     /// With a transform step, a 2xx whose transform threw goes to the error handlers instead; otherwise the success
     /// handlers of the response run, then those of the value.
     private func handle(
         _ result: Outcome, transformed: TransformResult?, with handlers: Handlers, on client: SimpleNetworking,
         context: HandlingContext
-    ) -> Decision {
+    ) -> HandlersResult {
         let history = context.record.history
         var outcome =
             handlers.cancelled
@@ -99,7 +135,7 @@ extension SimpleRequest {
         outcome = outcome.mapError { $0.withAttempts(history) }
         if case .success(let response) = outcome {
             for handler in handlers.status[response.statusCode] ?? [] where !handler(self, response) {
-                return .finish(.failure(.stoppedByHandler(response)))
+                return .stopped(response)
             }
         }
         if let remaining = remaining(on: client, record: context.record), remaining <= 0 {
@@ -107,13 +143,13 @@ extension SimpleRequest {
         } else if case .success(let response) = outcome, response.isSuccess {
             if case .failure(let error) = transformed {
                 for handler in handlers.error { handler(error, response) }
-                return .finish(.failure(error))
+                return .handled(.failure(error))
             }
             for handler in handlers.success { handler(response) }
             if case .success(let value) = transformed { for handler in handlers.values { handler(value) } }
-            return .finish(outcome)
+            return .handled(outcome)
         } else if let retry = policyRetry(after: outcome, with: handlers, on: client, context: context) {
-            return .retry(retry)
+            return .policyRetry(retry)
         }
         let error: SimpleNetworkingError
         switch outcome {
@@ -121,7 +157,7 @@ extension SimpleRequest {
         case .failure(let failure): error = failure
         }
         for handler in handlers.error { handler(error, error.response) }
-        return .finish(.failure(error))
+        return .handled(.failure(error))
     }
 
     /// Runs the transform step on a 2xx response, here in the execution's task rather than on the handler queue, so
