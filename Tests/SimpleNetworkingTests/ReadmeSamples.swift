@@ -40,7 +40,6 @@ func simpleGET(api: SimpleNetworking) {
     // README-SAMPLE-END
 }
 
-
 // README-SAMPLE: recommended-subclass
 final class MyAPI: SimpleNetworking, @unchecked Sendable {
     override func authenticate() async throws {
@@ -71,7 +70,6 @@ func asyncAwait(api: SimpleNetworking) async -> String {
     // README-SAMPLE-END
     return "done"
 }
-
 
 @Suite("README samples run")
 struct ReadmeSampleTests {
@@ -142,7 +140,6 @@ struct ReadmeSampleTests {
         #expect(SimpleNetworking.shared.baseURL.host == "my.api")
     }
 }
-
 
 // README-SAMPLE: kringle-endpoint
 enum CatEndpoint {

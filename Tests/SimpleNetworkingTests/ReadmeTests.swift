@@ -20,7 +20,8 @@ struct ReadmeTests {
 
     @Test("Every compiled sample appears verbatim in README.md")
     func samplesAreInReadme() throws {
-        let blocks = Set(try DocumentSamples.fencedBlocks(of: DocumentSamples.read("README.md")).filter(\.isSwift).map(\.text))
+        let blocks = Set(
+            try DocumentSamples.fencedBlocks(of: DocumentSamples.read("README.md")).filter(\.isSwift).map(\.text))
         let regions = try DocumentSamples.regions(marker: "README-SAMPLE", in: Self.sampleFiles)
         #expect(regions.count >= Self.minimumSamples, "ReadmeSamples.swift has only \(regions.count) regions")
         for (name, region) in regions.sorted(by: { $0.key < $1.key }) {
@@ -32,7 +33,8 @@ struct ReadmeTests {
     @Test("Every Swift block in README.md is a compiled sample (the package manifest excepted)")
     func readmeHasNoUncompiledSwift() throws {
         let regions = Set(try DocumentSamples.regions(marker: "README-SAMPLE", in: Self.sampleFiles).values)
-        let blocks = try DocumentSamples.fencedBlocks(of: DocumentSamples.read("README.md")).filter(\.isSwift).map(\.text)
+        let blocks = try DocumentSamples.fencedBlocks(of: DocumentSamples.read("README.md")).filter(\.isSwift).map(
+            \.text)
         let manifests = blocks.filter(DocumentSamples.isPackageManifest)
         let samples = blocks.filter { !DocumentSamples.isPackageManifest($0) }
         #expect(manifests.count <= 1, "README.md has \(manifests.count) blocks passed off as the package manifest")
@@ -102,9 +104,13 @@ extension ReadmeTests {
                 for block in try DocumentSamples.fencedBlocks(of: text) {
                     if block.isSwift {
                         let isCompiled = compiled[article]?.contains(block.text) ?? false
-                        #expect(isCompiled, "\(article).md has a Swift block with no DOC-SAMPLE '\(article)/...':\n\(block.text)")
+                        #expect(
+                            isCompiled,
+                            "\(article).md has a Swift block with no DOC-SAMPLE '\(article)/...':\n\(block.text)")
                     } else {
-                        #expect(!block.looksLikeSwift, "\(article).md has Swift code in a ```\(block.info) block:\n\(block.text)")
+                        #expect(
+                            !block.looksLikeSwift,
+                            "\(article).md has Swift code in a ```\(block.info) block:\n\(block.text)")
                     }
                 }
             }

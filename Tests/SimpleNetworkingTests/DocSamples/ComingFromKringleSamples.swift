@@ -79,7 +79,10 @@ struct ComingFromKringleSampleTests {
         let log = EventLog()
         try kringleHandlers(networkClient: api, log: log)
         #expect(await eventually { log.all == ["🐱 Kringle"] })
-        #expect(transport.requests.map(\.url.absoluteString).allSatisfy { $0 == "https://api.kringlekitty.com/cats/Kringle/" })
+        #expect(
+            transport.requests.map(\.url.absoluteString).allSatisfy {
+                $0 == "https://api.kringlekitty.com/cats/Kringle/"
+            })
         #expect(transport.requests.count == 2)
     }
 

@@ -67,7 +67,6 @@ func crane(session: SimpleNetworking) async -> Int? {
     }
 }
 
-
 struct GIPHY: APISpecification {
     var apiKey: String
     var host: URL

@@ -30,7 +30,10 @@ func handlersSample(api: SimpleNetworking) {
     // DOC-SAMPLE: RequestsAndResponses/handlers
     api.get("/path") { request in
         request
-            .on(httpStatus: 404) { _, _ in print("not there"); return false }
+            .on(httpStatus: 404) { _, _ in
+                print("not there")
+                return false
+            }
             .on(error: { error in print(error) })
             .on(success: { response in print(response.json ?? [:]) })
             .on(completion: { print("done") })

@@ -32,7 +32,6 @@ final class MyAPIManager: SimpleNetworking, @unchecked Sendable {
 }
 // DOC-SAMPLE-END
 
-
 func perRequestOverrides(api: SimpleNetworking) async throws -> SimpleResponse {
     // DOC-SAMPLE: RetriesAndReauthentication/per-request
     let response = try await api.post("/payments")
