@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Benchmarks of SimpleNetworking against raw URLSession and raw AsyncHTTPClient, on loopback. A package of its own, so
-// that the library keeps no dependencies; `bash Benchmarks/run` prints the table (README, "Performance").
+// that the library keeps no dependencies; `bash Benchmarks/run` prints the table (<doc:Performance>).
 let package = Package(
     name: "SimpleNetworkingBenchmarks",
     platforms: [.macOS(.v13)],

@@ -13,7 +13,7 @@ import SimpleNetworkingTesting
 //   swift build -c release --product transport-probe
 //   .build/release/transport-probe <scenario> [arguments]
 //
-// Scenarios (the README's "Security defaults" and "Linux" sections quote their figures):
+// Scenarios (<doc:SecurityDefaults>, <doc:LinuxPlatformNotes> and <doc:LargeTransfers> quote their figures):
 //   timeout-headers [lines=20000] [timeout=1]   .timeout against a response with that many header lines
 //   cancel-headers [lines=20000] [after=0.2]    cancelling while those header lines are parsed
 //   interference                                a quiet client's requests while another client's are parsed
@@ -411,7 +411,7 @@ case "upload-file":
 case "cookie-flood":
     let count = argument(2, default: 10_000)
     // Short fields: libcurl refuses a response whose header lines pass 300 KB in all. The `;` ends each cookie's
-    // pair, so URLSession's joined value splits back into one cookie per field (README, "Cookies").
+    // pair, so URLSession's joined value splits back into one cookie per field (<doc:Cookies>).
     let fields = (0..<count).map { (name: "Set-Cookie", value: "c\($0)=1;") }
     server.route { $0.path == "/flood" ? MockResponse(status: 200, headers: fields) : .text("ok") }
     let api = client(server)

@@ -185,7 +185,7 @@ struct CookieLoopbackTests {
         #expect(server.requests.last?.header("Cookie") == "step=2")
     }
 
-    /// Loopback is not treated as secure: a `Secure` cookie needs https, which the README states.
+    /// Loopback is not treated as secure: a `Secure` cookie needs https, which <doc:Cookies> states.
     @Test("A Secure cookie over plain http is not stored")
     func secureOverHTTP() async throws {
         let server = try MockServer()

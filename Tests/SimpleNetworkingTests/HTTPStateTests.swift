@@ -83,7 +83,7 @@ struct HTTPStateTests {
         "disabled-path0029": "paths are compared as sent, percent-encoded: /f%6Fo is not /foo",
     ]
 
-    /// Cases a joined `Set-Cookie` value cannot tell apart from another input; the README section "Cookies" lists
+    /// Cases a joined `Set-Cookie` value cannot tell apart from another input; <doc:Cookies> lists
     /// the rule that decides them.
     static let ambiguousWhenJoined: [String: String] = {
         let merged = "a field without attributes and the next one read as one cookie whose value holds \", name=\""

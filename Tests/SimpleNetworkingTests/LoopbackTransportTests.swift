@@ -314,7 +314,8 @@ struct LoopbackTransportTests {
             }
         }
         // The callback form returns false from its 401 handler and retries later, from authenticate's callback: the
-        // execution has ended by then, so the caller gets stoppedByHandler(401), as the README says.
+        // execution has ended by then, so the caller gets stoppedByHandler(401), as
+        // <doc:RetriesAndReauthentication> says.
         let seed = MyAPIManager(baseURL: server.baseURL)
         let seedResult = await outcome {
             try await seed.get("/me").response()

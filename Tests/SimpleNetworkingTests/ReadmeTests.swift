@@ -1,79 +1,227 @@
 import Foundation
 import Testing
 
-/// Keeps README.md and the compiled samples in the `ReadmeSamples.swift` files identical, in both directions, and fails when
-/// either side is missing: a README without Swift samples, or a samples file without regions, does not pass.
+/// Keeps README.md and the DocC articles identical to the compiled samples, in both directions, and fails when either
+/// side is missing: a README or article block without its region, a region that no document shows, or a region that
+/// names an article that does not exist.
+///
+/// README.md's Swift blocks are the regions between `// README-SAMPLE: name` and `// README-SAMPLE-END` in the
+/// `ReadmeSamples.swift` files. The Swift blocks of the article `X.md` in the DocC catalog are the regions between
+/// `// DOC-SAMPLE: X/name` and `// DOC-SAMPLE-END` in any Swift file under a `DocSamples` folder of the tests: the
+/// library's, and the AsyncHTTPClient engine's, which its own package compiles and runs (the library's tests cannot
+/// import the engine).
 @Suite("README samples are the compiled ones")
 struct ReadmeTests {
     /// At least this many samples on each side; README.md has more, so losing most of them cannot go unnoticed.
-    static let minimumSamples = 10
+    static let minimumSamples = 8
 
-    private static let root = URL(fileURLWithPath: #filePath)
+    /// The files that hold README samples.
+    static let sampleFiles = ["Tests/SimpleNetworkingTests/ReadmeSamples.swift"]
+
+    @Test("Every compiled sample appears verbatim in README.md")
+    func samplesAreInReadme() throws {
+        let blocks = Set(
+            try DocumentSamples.fencedBlocks(of: DocumentSamples.read("README.md")).filter(\.isSwift).map(\.text))
+        let regions = try DocumentSamples.regions(marker: "README-SAMPLE", in: Self.sampleFiles)
+        #expect(regions.count >= Self.minimumSamples, "ReadmeSamples.swift has only \(regions.count) regions")
+        for (name, region) in regions.sorted(by: { $0.key < $1.key }) {
+            let shown = blocks.contains(region)
+            #expect(shown, "README.md lacks sample '\(name)' as compiled")
+        }
+    }
+
+    @Test("Every Swift block in README.md is a compiled sample (the package manifest excepted)")
+    func readmeHasNoUncompiledSwift() throws {
+        let regions = Set(try DocumentSamples.regions(marker: "README-SAMPLE", in: Self.sampleFiles).values)
+        let blocks = try DocumentSamples.fencedBlocks(of: DocumentSamples.read("README.md")).filter(\.isSwift).map(
+            \.text)
+        let manifests = blocks.filter(DocumentSamples.isPackageManifest)
+        let samples = blocks.filter { !DocumentSamples.isPackageManifest($0) }
+        #expect(manifests.count <= 1, "README.md has \(manifests.count) blocks passed off as the package manifest")
+        #expect(samples.count >= Self.minimumSamples, "README.md has only \(samples.count) Swift samples")
+        for block in samples {
+            let compiled = regions.contains(block)
+            #expect(compiled, "README.md block is not compiled:\n\(block)")
+        }
+    }
+
+    @Test("No Swift code hides in a README block that is not marked swift")
+    func noUnmarkedSwift() throws {
+        for block in try DocumentSamples.fencedBlocks(of: DocumentSamples.read("README.md")) where !block.isSwift {
+            #expect(!block.looksLikeSwift, "README.md has Swift code in a ```\(block.info) block:\n\(block.text)")
+        }
+    }
+}
+
+extension ReadmeTests {
+    /// The DocC articles' Swift blocks against the `DOC-SAMPLE` regions.
+    @Suite("DocC article samples are the compiled ones")
+    struct Articles {
+        /// At least this many articles and regions, so an emptied catalog or samples folder cannot pass.
+        static let minimumArticles = 10
+        static let minimumRegions = 20
+
+        /// Every region under the `DocSamples` folders, keyed by `Article/name`.
+        static func regions() throws -> [String: String] {
+            let files = try DocumentSamples.docSampleFolders.flatMap(DocumentSamples.swiftFiles(under:))
+            return try DocumentSamples.regions(marker: "DOC-SAMPLE", in: files)
+        }
+
+        /// The article a region belongs to: the part of its name before the first `/`.
+        static func article(of name: String) throws -> String {
+            guard let slash = name.firstIndex(of: "/"), slash != name.startIndex else {
+                throw DocumentSamples.MalformedFile(description: "DOC-SAMPLE '\(name)' does not name Article/sample")
+            }
+            return String(name[..<slash])
+        }
+
+        @Test("Every DOC-SAMPLE region names an existing article that shows it verbatim")
+        func regionsAreInTheirArticles() throws {
+            let regions = try Self.regions()
+            #expect(regions.count >= Self.minimumRegions, "the DocSamples folders hold only \(regions.count) regions")
+            let articles = try DocumentSamples.articles()
+            for (name, region) in regions.sorted(by: { $0.key < $1.key }) {
+                let article = try Self.article(of: name)
+                guard let text = articles[article] else {
+                    Issue.record("DOC-SAMPLE '\(name)' names \(article).md, which is not in the DocC catalog")
+                    continue
+                }
+                let blocks = try DocumentSamples.fencedBlocks(of: text).filter(\.isSwift).map(\.text)
+                let shown = blocks.contains(region)
+                #expect(shown, "\(article).md lacks sample '\(name)' as compiled")
+            }
+        }
+
+        @Test("Every Swift block of every article is a compiled region of that article")
+        func articlesHaveNoUncompiledSwift() throws {
+            let articles = try DocumentSamples.articles()
+            #expect(articles.count >= Self.minimumArticles, "the DocC catalog has only \(articles.count) articles")
+            var compiled: [String: Set<String>] = [:]
+            for (name, region) in try Self.regions() {
+                compiled[try Self.article(of: name), default: []].insert(region)
+            }
+            for (article, text) in articles.sorted(by: { $0.key < $1.key }) {
+                for block in try DocumentSamples.fencedBlocks(of: text) {
+                    if block.isSwift {
+                        let isCompiled = compiled[article]?.contains(block.text) ?? false
+                        #expect(
+                            isCompiled,
+                            "\(article).md has a Swift block with no DOC-SAMPLE '\(article)/...':\n\(block.text)")
+                    } else {
+                        #expect(
+                            !block.looksLikeSwift,
+                            "\(article).md has Swift code in a ```\(block.info) block:\n\(block.text)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads documents and sample files, relative to the package root.
+enum DocumentSamples {
+    static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    private static func read(_ path: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-    }
+    /// The DocC catalog, whose `.md` files are the articles.
+    static let catalog = "Sources/SimpleNetworking/SimpleNetworking.docc"
+
+    /// The folders whose Swift files hold the articles' samples: the library's tests and the engine's.
+    static let docSampleFolders = [
+        "Tests/SimpleNetworkingTests/DocSamples",
+        "Engines/AsyncHTTPClient/Tests/SimpleNetworkingAsyncHTTPClientTests/DocSamples",
+    ]
 
     /// Why a file could not be split into samples.
     struct MalformedFile: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// The regions between `README-SAMPLE: name` and `README-SAMPLE-END`, dedented.
+    static func read(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The `.swift` files under `folder`, at any depth, as paths relative to the root, in a fixed order.
+    /// - Throws: ``MalformedFile`` when the folder does not exist, so a moved folder cannot silently check nothing.
+    static func swiftFiles(under folder: String) throws -> [String] {
+        let url = root.appendingPathComponent(folder)
+        guard let enumerator = FileManager.default.enumerator(atPath: url.path) else {
+            throw MalformedFile(description: "\(folder) does not exist")
+        }
+        let files = enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted()
+        guard !files.isEmpty else { throw MalformedFile(description: "\(folder) holds no Swift file") }
+        return files.map { "\(folder)/\($0)" }
+    }
+
+    /// The articles of the DocC catalog, keyed by file name without `.md`.
+    static func articles() throws -> [String: String] {
+        let folder = root.appendingPathComponent(catalog)
+        var articles: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".md") {
+            articles[String(name.dropLast(3))] = try read("\(catalog)/\(name)")
+        }
+        return articles
+    }
+
+    /// The regions between `// MARKER: name` and `// MARKER-END` in `files`, dedented.
     /// - Throws: ``MalformedFile`` for a region that is never closed, opened inside another, closed without being
     ///   opened, or named twice.
-    static func sampleRegions() throws -> [String: String] {
+    static func regions(marker: String, in files: [String]) throws -> [String: String] {
         var regions: [String: String] = [:]
-        for file in sampleFiles {
-            try collectRegions(of: read(file).components(separatedBy: "\n"), into: &regions)
+        for file in files {
+            try collectRegions(marker: marker, of: read(file).components(separatedBy: "\n"), file: file, into: &regions)
         }
         return regions
     }
 
-    /// The files that hold README samples: the library's, and the AsyncHTTPClient engine's, which its own package
-    /// compiles and runs (the library's tests cannot import the engine).
-    static let sampleFiles = [
-        "Tests/SimpleNetworkingTests/ReadmeSamples.swift",
-        "Engines/AsyncHTTPClient/Tests/SimpleNetworkingAsyncHTTPClientTests/ReadmeSamples.swift",
-    ]
-
-    private static func collectRegions(of lines: [String], into regions: inout [String: String]) throws {
+    private static func collectRegions(
+        marker: String, of lines: [String], file: String, into regions: inout [String: String]
+    ) throws {
+        let open = "// \(marker): "
+        let close = "// \(marker)-END"
         var name: String?
         var body: [String] = []
         for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("// README-SAMPLE: ") {
-                if let open = name { throw MalformedFile(description: "region '\(open)' is not closed") }
-                name = String(trimmed.dropFirst("// README-SAMPLE: ".count))
+            if trimmed.hasPrefix(open) {
+                if let current = name { throw MalformedFile(description: "\(file): region '\(current)' is not closed") }
+                name = String(trimmed.dropFirst(open.count))
                 body = []
-            } else if trimmed == "// README-SAMPLE-END" {
+            } else if trimmed == close {
                 guard let current = name else {
-                    throw MalformedFile(description: "README-SAMPLE-END without a region, line \(index + 1)")
+                    throw MalformedFile(description: "\(file): \(marker)-END without a region, line \(index + 1)")
                 }
-                guard regions[current] == nil else { throw MalformedFile(description: "region '\(current)' twice") }
+                guard regions[current] == nil else {
+                    throw MalformedFile(description: "\(file): region '\(current)' twice")
+                }
                 regions[current] = dedent(body)
                 name = nil
             } else if name != nil {
                 body.append(line)
             }
         }
-        if let open = name { throw MalformedFile(description: "region '\(open)' is not closed") }
+        if let current = name { throw MalformedFile(description: "\(file): region '\(current)' is not closed") }
     }
 
-    /// A fenced code block of README.md: its info string (`swift`, `bash`, ...) and its text.
+    /// A fenced code block of a Markdown file: its info string (`swift`, `bash`, ...) and its text.
     struct Block {
         var info: String
         var text: String
         var isSwift: Bool { info.lowercased().hasPrefix("swift") }
+
+        /// Whether the text has what only Swift code has, for blocks not marked `swift`.
+        var looksLikeSwift: Bool {
+            let markers = ["import ", "let ", "var ", "func ", "try await ", "SimpleNetworking("]
+            return markers.contains { text.contains($0) }
+        }
     }
 
-    /// Every fenced block of README.md, with backticks or tildes, indented or not.
+    /// Every fenced block of a Markdown text, with backticks or tildes, indented or not.
     /// - Throws: ``MalformedFile`` for a block that is never closed.
-    static func readmeFencedBlocks() throws -> [Block] {
+    static func fencedBlocks(of text: String) throws -> [Block] {
         var blocks: [Block] = []
         var open: (fence: String, indent: Int, info: String, lines: [String])?
-        for line in try read("README.md").components(separatedBy: "\n") {
+        for line in text.components(separatedBy: "\n") {
             let indent = line.prefix { $0 == " " }.count
             let trimmed = line.dropFirst(indent)
             if var current = open {
@@ -97,11 +245,6 @@ struct ReadmeTests {
         return blocks
     }
 
-    /// The Swift blocks of README.md.
-    static func readmeBlocks() throws -> [String] {
-        try readmeFencedBlocks().filter(\.isSwift).map(\.text)
-    }
-
     private static func dedent(_ lines: [String]) -> String {
         let indents = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             .map { $0.prefix { $0 == " " }.count }
@@ -110,42 +253,8 @@ struct ReadmeTests {
             .joined(separator: "\n")
     }
 
-    /// Only the `Package.swift` excerpt in "Install" is shown without being compiled.
-    private static func isPackageManifest(_ block: String) -> Bool {
+    /// Only the `Package.swift` excerpt in README.md's "Install" is shown without being compiled.
+    static func isPackageManifest(_ block: String) -> Bool {
         block.contains(".package(url:")
-    }
-
-    @Test("Every compiled sample appears verbatim in README.md")
-    func samplesAreInReadme() throws {
-        let blocks = Set(try Self.readmeBlocks())
-        let regions = try Self.sampleRegions()
-        #expect(regions.count >= Self.minimumSamples, "ReadmeSamples.swift has only \(regions.count) regions")
-        for (name, region) in regions.sorted(by: { $0.key < $1.key }) {
-            let shown = blocks.contains(region)
-            #expect(shown, "README.md lacks sample '\(name)' as compiled")
-        }
-    }
-
-    @Test("Every Swift block in README.md is a compiled sample (the package manifest excepted)")
-    func readmeHasNoUncompiledSwift() throws {
-        let regions = Set(try Self.sampleRegions().values)
-        let blocks = try Self.readmeBlocks()
-        let manifests = blocks.filter(Self.isPackageManifest)
-        let samples = blocks.filter { !Self.isPackageManifest($0) }
-        #expect(manifests.count <= 1, "README.md has \(manifests.count) blocks passed off as the package manifest")
-        #expect(samples.count >= Self.minimumSamples, "README.md has only \(samples.count) Swift samples")
-        for block in samples {
-            let compiled = regions.contains(block)
-            #expect(compiled, "README.md block is not compiled:\n\(block)")
-        }
-    }
-
-    @Test("No Swift code hides in a README block that is not marked swift")
-    func noUnmarkedSwift() throws {
-        let markers = ["import ", "let ", "var ", "func ", "try await ", "SimpleNetworking("]
-        for block in try Self.readmeFencedBlocks() where !block.isSwift {
-            let looksLikeSwift = markers.contains { block.text.contains($0) }
-            #expect(!looksLikeSwift, "README.md has Swift code in a ```\(block.info) block:\n\(block.text)")
-        }
     }
 }

@@ -55,7 +55,7 @@ struct ResponseHeaderTests {
         #expect(SetCookieFields.split(withAttributes.joined(separator: ", ")) == withAttributes)
     }
 
-    /// Joined values and the fields they are read as, by the rules in the README section "Cookies".
+    /// Joined values and the fields they are read as, by the rules in <doc:Cookies>.
     @Test(
         "A joined value is split where only one reading makes every piece a cookie, and read safely where not",
         arguments: [

@@ -84,8 +84,8 @@ struct ResponseStreamTests {
         let server = try MockServer()
         defer { server.shutdown() }
         // 4 MiB dripped over about 5 s, not endless: on Linux a cancel lands only when libcurl's pass over what is
-        // already arriving ends, and every session of the process shares that work queue (README, "Linux"). Dripped,
-        // so that a reader starved on a busy machine still breaks long before the body could end by itself.
+        // already arriving ends, and every session of the process shares that work queue (<doc:LinuxPlatformNotes>).
+        // Dripped, so that a reader starved on a busy machine still breaks long before the body could end by itself.
         server.route { _ in
             MockResponse(
                 body: patternedBytes(16 * 1024), chunked: true,

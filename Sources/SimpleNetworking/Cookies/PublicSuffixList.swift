@@ -3,7 +3,7 @@
 ///
 /// The rules live in one generated string (`PublicSuffixList+Data.swift`, written by
 /// `Scripts/generate-public-suffix-list.py`) and are parsed into three sets the first time a cookie needs them: a
-/// set build over about 9,500 lines, cheap enough to run on any thread. The README states the list's date.
+/// set build over about 9,500 lines, cheap enough to run on any thread. <doc:Cookies> states the list's date.
 package enum PublicSuffixList {
     /// The parsed rules: plain names, the parents of wildcard rules (`*.ck` is kept as `ck`), and exceptions
     /// (`!www.ck` is kept as `www.ck`).

@@ -17,7 +17,7 @@
 /// - A quoted value (`name="..."`, RFC 6265 section 4.1.1) is skipped whole, and a comma with no space after it
 ///   (`b,az=qux`) never splits: the join always writes ", ".
 ///
-/// The README section "Cookies" lists the inputs that stay ambiguous. Transports that keep fields apart (the
+/// <doc:Cookies> lists the inputs that stay ambiguous. Transports that keep fields apart (the
 /// AsyncHTTPClient engine, `MockTransport`) never split.
 package enum SetCookieFields {
     /// The fields in `joined`, each without surrounding spaces; empty fields are dropped.

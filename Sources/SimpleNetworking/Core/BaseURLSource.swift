@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a client's base URL comes from: a fixed value checked once, or a provider asked each time an attempt is
-/// built (README, "A base URL that changes").
+/// built (<doc:GettingStarted>).
 struct BaseURLSource: Sendable {
     private let provider: (@Sendable () -> URL)?
     /// The fixed base URL, or the provider's last value, with its checks.

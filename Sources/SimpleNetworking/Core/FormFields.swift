@@ -1,6 +1,6 @@
 import Foundation
 
-/// The fields of a form body or a query, flattened from an `Encodable` value (README, "Requests and handlers").
+/// The fields of a form body or a query, flattened from an `Encodable` value (<doc:RequestsAndResponses>).
 ///
 /// The value is encoded with a `JSONEncoder` and must come out as one flat object: each property a string, a number,
 /// a Boolean or an array of them (sent as the name repeated). `nil` properties are left out. Fields are sorted by

@@ -44,7 +44,7 @@ enum RequestValidation {
     /// Whether `name` is a field that frames the message or belongs to the connection, which the library and
     /// URLSession set themselves: `Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`,
     /// `TE`, `Trailer`, `Proxy-Connection` and `Host`. Set by a caller, libcurl trusts them, so a `Content-Length`
-    /// shorter than the body smuggles a second request onto the connection (README, "Security defaults").
+    /// shorter than the body smuggles a second request onto the connection (<doc:SecurityDefaults>).
     ///
     /// One length switch and at most two byte comparisons per field, without allocating.
     static func isFramingHeader(_ name: String, allowsHost: Bool) -> Bool {

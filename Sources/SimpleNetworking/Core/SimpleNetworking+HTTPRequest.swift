@@ -96,7 +96,7 @@ struct BaseURL: Sendable {
             return
         }
         // User info in the base URL is the client's own configuration: the transport sends it as Basic credentials
-        // to the base URL's origin only, since redirect targets lose theirs (README, "Security defaults").
+        // to the base URL's origin only, since redirect targets lose theirs (<doc:SecurityDefaults>).
         guard var text = url.lowercasingScheme(origin.scheme)?.absoluteString else {
             prefix = .failure(.invalidURL(reason: "the base URL could not be rebuilt with a lower-case scheme"))
             return
@@ -227,7 +227,7 @@ enum URLEncoding {
     }
 
     /// Why an absolute request URL with user info (`user:password@host`) is refused: such URLs often come from
-    /// server data, and the transport would turn the user info into credentials (README, "Security defaults").
+    /// server data, and the transport would turn the user info into credentials (<doc:SecurityDefaults>).
     /// User info in the client's base URL is allowed.
     static let userInfoReason =
         "an absolute request URL must not hold user info (user:password@); put credentials in the base URL or in "
@@ -285,7 +285,7 @@ enum URLEncoding {
     }
 
     /// `path` (encoded, starting with `/`) with its dot segments resolved as RFC 3986 section 5.2.4 does, so that
-    /// what the server sees is what was checked (README, "Security defaults").
+    /// what the server sees is what was checked (<doc:SecurityDefaults>).
     ///
     /// Literal `.` and `..` segments are resolved within the path: `/a/../b` is `/b`, appended to the base path. A
     /// `..` that would climb above the start, into or past the base URL's path, is refused, and so is a dot segment

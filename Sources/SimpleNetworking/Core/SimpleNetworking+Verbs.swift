@@ -1,6 +1,6 @@
 import Foundation
 
-// Three forms per verb (README, "Requests and handlers"):
+// Three forms per verb (<doc:RequestsAndResponses>):
 //   SimpleNetworking.get("/path")            an unbound request, run later with execute(on:)
 //   api.get("/path")                         a request bound to api, run with execute(on:) or response()
 //   api.get("/path") { $0.on(...) }          configured and executed at once

@@ -1,7 +1,7 @@
 import Foundation
 
 // Bodies and queries from values: a JSON object, form fields from an Encodable or a dictionary, and query
-// parameters from either (README, "Requests and handlers").
+// parameters from either (<doc:RequestsAndResponses>).
 extension SimpleRequest {
     /// Sets a JSON body from a JSON object: a dictionary or an array of strings, numbers, Booleans, `NSNull`, `nil`
     /// and more of the same, as `JSONSerialization` accepts.

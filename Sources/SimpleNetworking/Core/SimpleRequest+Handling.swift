@@ -161,7 +161,7 @@ extension SimpleRequest {
     }
 
     /// Runs the transform step on a 2xx response, here in the execution's task rather than on the handler queue, so
-    /// that decoding never runs on the main thread (README, "Requests and handlers"); `nil` without a transform step or a
+    /// that decoding never runs on the main thread (<doc:RequestsAndResponses>); `nil` without a transform step or a
     /// 2xx response.
     private func transformedValue(of outcome: Outcome, on client: SimpleNetworking, context: HandlingContext)
         -> TransformResult?

@@ -102,7 +102,7 @@ extension SimpleRequest {
 
     /// Sets the time one attempt may take, from sending to the last byte of the body.
     ///
-    /// Sub-second values are honoured on Linux too (see the README's Linux section). Default: the client's
+    /// Sub-second values are honoured on Linux too (see <doc:LinuxPlatformNotes>). Default: the client's
     /// ``SimpleNetworking/Configuration/timeout``.
     /// - Parameter seconds: The limit in seconds; values of zero or less, and NaN, mean the client's default. Values
     ///   above ``SimpleNetworking/Configuration/maximumTimeout``, infinity included, are clamped to it.

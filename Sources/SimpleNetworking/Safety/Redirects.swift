@@ -109,7 +109,7 @@ struct RedirectChain {
 
     /// `location` resolved against `base`, without a fragment (fragments are never sent) and without user info:
     /// libcurl would turn `user:password@` into an `Authorization: Basic` header for whatever host the redirect
-    /// names (README, "Security defaults").
+    /// names (<doc:SecurityDefaults>).
     static func resolve(_ location: String, against base: URL) -> URL? {
         guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
             var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)

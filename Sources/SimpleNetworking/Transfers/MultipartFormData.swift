@@ -233,7 +233,7 @@ extension SimpleRequest {
     /// Sets a body read from a file as it is sent, in bounded memory, with the method of the request.
     ///
     /// On Linux the file is sent with an upload task, which streams it (FoundationNetworking sends an empty body for
-    /// a body stream; see the README's Linux section). Redirects that keep the method (307, 308) send it again. A
+    /// a body stream; see <doc:LinuxPlatformNotes>). Redirects that keep the method (307, 308) send it again. A
     /// file that cannot be read makes the request fail with ``SimpleNetworkingError/invalidRequest(reason:)`` and
     /// nothing is sent; over URLSession a GET or HEAD request cannot carry one.
     ///

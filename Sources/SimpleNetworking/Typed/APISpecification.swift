@@ -1,7 +1,7 @@
 import Foundation
 
 /// An HTTP API described as values: a base URL, shared parameters such as an API key, a decoder and a hook for every
-/// request, with its endpoints declared as ``APIEndpoint`` values (README, "Declarative API specifications").
+/// request, with its endpoints declared as ``APIEndpoint`` values (<doc:TypedRequests>).
 ///
 /// ```swift
 /// struct GIPHY: APISpecification {

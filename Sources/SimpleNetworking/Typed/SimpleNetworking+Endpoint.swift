@@ -96,7 +96,7 @@ extension SimpleNetworking {
     }
 
     /// `path` (already filled) below an endpoint's own base URL, by the rules a path below the client's base URL
-    /// follows: it cannot name another origin or climb above the base path (README, "Security defaults").
+    /// follows: it cannot name another origin or climb above the base path (<doc:SecurityDefaults>).
     static func url(_ path: String, below baseURL: URL) throws(SimpleNetworkingError) -> URL {
         let base = BaseURL(baseURL)
         let prefix = try base.prefix.get()

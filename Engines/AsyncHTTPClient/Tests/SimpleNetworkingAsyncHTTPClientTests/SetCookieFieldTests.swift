@@ -5,7 +5,7 @@ import SimpleNetworkingTesting
 import Testing
 
 /// The engine keeps repeated `Set-Cookie` fields apart, so the jar reads each as the server wrote it: nothing is ever
-/// split at a comma, and none of the inputs that are ambiguous on URLSession transports (README, "Cookies") is.
+/// split at a comma, and none of the inputs that are ambiguous on URLSession transports (<doc:Cookies>) is.
 @Suite("AsyncHTTPClient engine: Set-Cookie fields")
 struct SetCookieFieldTests {
     @Test("Each field reaches the jar whole: commas in values never split, attribute-less cookies stay apart")

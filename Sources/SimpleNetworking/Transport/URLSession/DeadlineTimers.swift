@@ -4,7 +4,7 @@ import Foundation
 /// The timeouts of attempts in flight, on one dispatch timer.
 ///
 /// A dispatch timer made, armed and cancelled for every attempt cost the URLSession transport about as much as the
-/// rest of its own work for a small response (see "Performance" in the README). Here an attempt's deadline is an entry
+/// rest of its own work for a small response (see <doc:Performance>). Here an attempt's deadline is an entry
 /// in a table and a heap, and the one timer is armed for the earliest. It is armed again only when a deadline comes
 /// before the time it is armed for: an attempt that ends leaves the table at once and the heap when its time comes
 /// (or when such entries outnumber the live ones), so a run of requests with the same timeout costs each a lock and a

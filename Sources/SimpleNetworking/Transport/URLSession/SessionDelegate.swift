@@ -163,7 +163,7 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         pending.received += data.count
         guard let transfer = pending.transfer, pending.headDelivered else { return pending.body.append(data) }
         // Written as it arrives (to a file, a stream's buffer): FoundationNetworking cannot pause a transfer, so
-        // bounded memory means nothing piles up here (README, "Large transfers").
+        // bounded memory means nothing piles up here (<doc:LargeTransfers>).
         do throws(SimpleNetworkingError) {
             try transfer.receive(data)
         } catch {

@@ -1,0 +1,81 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+func downloadSample(api: SimpleNetworking, folder: URL) async throws -> SimpleResponse {
+    // DOC-SAMPLE: LargeTransfers/download
+    let destination = folder.appendingPathComponent("archive.zip")
+    let response = try await api.get("/archive.zip")
+        .progress { progress in print("\(progress.bytesCompleted) of \(progress.bytesExpected ?? -1) bytes") }
+        .download(to: destination)
+    print("saved to \(response.fileURL?.path ?? "")")
+    // DOC-SAMPLE-END
+    return response
+}
+
+func linesSample(api: SimpleNetworking) async throws -> [String] {
+    var events: [String] = []
+    // DOC-SAMPLE: LargeTransfers/lines
+    for try await line in api.get("/events").lines() where line.hasPrefix("data: ") {
+        events.append(String(line.dropFirst("data: ".count)))
+    }
+    // DOC-SAMPLE-END
+    return events
+}
+
+func uploadSample(api: SimpleNetworking, archive: URL, photo: URL) async throws {
+    // DOC-SAMPLE: LargeTransfers/upload
+    _ = try await api.put("/backups/today").body(fileAt: archive).response()
+
+    var form = MultipartFormData()
+    form.append("Ada", name: "name")
+    form.append(fileAt: photo, name: "photo", contentType: "image/jpeg")
+    _ = try await api.post("/profile").body(multipart: form).response()
+    // DOC-SAMPLE-END
+}
+
+func progressUpdatesSample(api: SimpleNetworking, file: URL) async throws {
+    // DOC-SAMPLE: LargeTransfers/progress-updates
+    let request = api.get("/disk.img")
+    let updates = request.progressUpdates()
+    let watcher = Task {
+        for await update in updates { print(update.fractionCompleted.map { "\(Int($0 * 100)) %" } ?? "...") }
+    }
+    _ = try await request.download(to: file)
+    await watcher.value  // the updates end with the request
+    // DOC-SAMPLE-END
+}
+
+@Suite("The LargeTransfers article's samples run")
+struct ReadmeTransferSampleTests {
+    @Test("Download, lines, uploads and progress updates do what the LargeTransfers article says")
+    func transfers() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.path {
+            case "/archive.zip", "/disk.img": return MockResponse(body: Data(repeating: 7, count: 300_000))
+            case "/events": return .text("data: one\n\ndata: two\n")
+            default: return .status(204)
+            }
+        }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let folder = try ScratchDirectory()
+        let archive = folder.file("backup.tar")
+        let photo = folder.file("photo.jpg")
+        try Data("tar".utf8).write(to: archive)
+        try Data("jpg".utf8).write(to: photo)
+
+        let response = try await downloadSample(api: api, folder: folder.url)
+        #expect(try Data(contentsOf: folder.file("archive.zip")).count == 300_000)
+        #expect(response.fileURL == folder.file("archive.zip"))
+        #expect(try await linesSample(api: api) == ["one", "two"])
+        try await uploadSample(api: api, archive: archive, photo: photo)
+        #expect(server.requests.first { $0.path == "/backups/today" }?.bodyText == "tar")
+        #expect(server.requests.first { $0.path == "/profile" }?.multipartParts?.map(\.text) == ["Ada", "jpg"])
+        try await progressUpdatesSample(api: api, file: folder.file("disk.img"))
+        #expect(try Data(contentsOf: folder.file("disk.img")).count == 300_000)
+    }
+}
