@@ -1,0 +1,49 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension SimpleNetworking {
+    /// The attempt's URL and its origin.
+    func makeURL(for parts: SimpleRequest.Parts, base: BaseURL) throws(SimpleNetworkingError) -> (URL, Origin) {
+        // Most requests have no query items: no array, no joined string.
+        let query = parts.queryItems.isEmpty ? "" : parts.queryItems.map(URLEncoding.queryItem).joined(separator: "&")
+        switch parts.target {
+        case .absolute(let given):
+            guard let origin = Origin(given) else {
+                throw .invalidURL(reason: "only http and https URLs with a host can be requested")
+            }
+            guard given.user == nil, given.password == nil else {
+                throw .invalidURL(reason: URLEncoding.userInfoReason)
+            }
+            guard let url = given.lowercasingScheme(origin.scheme) else {
+                throw .invalidURL(reason: "the URL could not be rebuilt with a lower-case scheme")
+            }
+            guard !query.isEmpty else { return (url, origin) }
+            let text = url.absoluteString
+            guard let joined = URL(string: text + (url.query == nil ? "?" : "&") + query) else {
+                throw .invalidURL(reason: "the query parameters could not be added to the URL")
+            }
+            return (joined, origin)
+        case .path(let path):
+            let prefix = try base.prefix.get()
+            try URLEncoding.refuseOriginChange(in: path)
+            let (rawPath, rawQuery) = URLEncoding.split(path)
+            var text = prefix
+            let encodedPath = URLEncoding.encode(rawPath, allowing: URLEncoding.pathBytes)
+            text += try URLEncoding.resolvingDotSegments(encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
+            let pathQuery = rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) } ?? ""
+            switch (pathQuery.isEmpty, query.isEmpty) {
+            case (true, true): break
+            case (false, true): text += "?" + pathQuery
+            case (true, false): text += "?" + query
+            case (false, false): text += "?" + pathQuery + "&" + query
+            }
+            guard let url = URL(string: text), let origin = Origin(url), origin == base.origin else {
+                throw .invalidURL(reason: "the path does not form a valid URL with the base URL")
+            }
+            return (url, origin)
+        }
+    }
+}
