@@ -322,7 +322,7 @@ func kringle(networkClient: SimpleNetworking) async -> String {
 
     // This performs a GET request on https://api.kringlekitty.com/pet/Kringle/
     do {
-        try await networkClient.get(cat)
+        try await networkClient.send(cat)
         print("🐱")
     } catch {
         print("You gotta be kitten me!")
@@ -332,12 +332,12 @@ func kringle(networkClient: SimpleNetworking) async -> String {
 }
 
 // README-SAMPLE: crane-request
-struct GetUserDetailsRequest: TypedRequest {
+struct GetUserDetailsRequest: Endpoint {
     var userID: Int
     var pathValues: [String: String] { ["userID": "\(userID)"] }
 
-    static let httpMethod: HTTPMethod = .get
-    static let pathTemplate: PathTemplate = "/users/{userID}"
+    static let method: HTTPMethod = .get
+    var path: String { "/users/{userID}" }
 
     struct Response: Decodable, Sendable {
         var name: String
@@ -347,9 +347,9 @@ struct GetUserDetailsRequest: TypedRequest {
 // README-SAMPLE-END
 
 // README-SAMPLE: crane-custom
-struct CreateUserRequest: TypedRequest {
-    static let httpMethod: HTTPMethod = .post
-    static let pathTemplate: PathTemplate = "/users"
+struct CreateUserRequest: Endpoint {
+    static let method: HTTPMethod = .post
+    var path: String { "/users" }
 
     struct Body: Encodable, Sendable {
         var name: String
@@ -494,7 +494,7 @@ func typedResults(api: SimpleNetworking, log: EventLog) {
 }
 
 // README-SAMPLE: giphy-specification
-struct GIPHY: APISpecification {
+struct GIPHY: Sendable {
     var apiKey: String
     var host: URL
     var baseURL: URL { host.appendingPathComponent("v1") }
@@ -505,15 +505,14 @@ struct GIPHY: APISpecification {
         return decoder
     }
 
-    func prepare(_ request: SimpleRequest) {
-        request.accept(.json).header("Content-Type", MediaType.json.rawValue)
-    }
-
-    static let search = APIEndpoint<GIPHY, Search, SearchResults>(.get, "gifs/search") { request, input, api in
-        request.query(from: [
-            "api_key": api.apiKey, "q": input.q, "limit": input.limit?.description,
-            "offset": input.offset?.description, "lang": input.lang,
-        ])
+    func search(_ input: Search) -> APICall<SearchResults> {
+        APICall(
+            .get, "gifs/search", baseURL: baseURL,
+            query: [
+                "api_key": apiKey, "q": input.q, "limit": input.limit?.description,
+                "offset": input.offset?.description, "lang": input.lang,
+            ],
+            headers: ["Accept": MediaType.json.rawValue, "Content-Type": MediaType.json.rawValue], decoder: decoder)
     }
 
     struct Search: Sendable {
@@ -546,7 +545,7 @@ func searchGIFs(host: URL) async throws -> GIPHY.SearchResults {
     // README-SAMPLE: giphy-call
     let giphy = GIPHY(apiKey: "my-key", host: host)
     let api = SimpleNetworking(baseURL: host)
-    let results = try await api.call(GIPHY.search, of: giphy, with: .init(q: "cats", limit: 2))
+    let results = try await api.send(giphy.search(.init(q: "cats", limit: 2)))
     print(results.pagination.totalCount, results.data.map(\.title))
     // README-SAMPLE-END
     api.close()
