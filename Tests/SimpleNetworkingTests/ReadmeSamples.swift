@@ -172,7 +172,7 @@ func kringle(networkClient: SimpleNetworking) async -> String {
 
     // This performs a GET request on https://api.kringlekitty.com/pet/Kringle/
     do {
-        try await networkClient.get(cat)
+        try await networkClient.send(cat)
         print("🐱")
     } catch {
         print("You gotta be kitten me!")

@@ -213,4 +213,145 @@ struct TransformTests {
 
         #expect(onQueue.current == ["transform false", "handler true"])
     }
+
+    @Test("transform { try $0.decode(T.self) } compiles as written and decodes with the client's decoder")
+    func inferredClosureUsesClientDecoder() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"display_name": "Ada"}"#) }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let api = makeLoopbackClient(server) { $0.decoder = decoder }
+        defer { api.close() }
+        struct Named: Decodable, Sendable {
+            var displayName: String
+        }
+
+        let value = try await api.get("/named").transform { try $0.decode(Named.self) }.value()
+        let decoded = try await api.get("/named").decoding(Named.self).value()
+        let response = try await api.get("/named").response()
+
+        #expect(value.displayName == "Ada")
+        #expect(decoded.displayName == "Ada")
+        #expect(try response.decode(Named.self).displayName == "Ada")
+        #expect(throws: SimpleNetworkingError.self) { try response.decode(Named.self, decoder: JSONDecoder()) }
+    }
+
+    @Test("A transform step throws the app's own error: handlers and value() get it as transformFailed's underlying")
+    func transformThrowsAppError() async throws {
+        struct TooOld: Error, Equatable {
+            var id: Int
+        }
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"id": 1, "title": "Old"}"#) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let log = EventLog()
+        let check: @Sendable (SimpleResponse) throws -> Post = { response in
+            let post = try response.decode(Post.self)
+            if post.id < 10 { throw TooOld(id: post.id) }
+            return post
+        }
+
+        let request = api.get("/posts/1")
+            .transform(check)
+            .on(success: { _ in log.append("post") })
+            .on(error: { error in
+                guard case .transformFailed(let underlying as TooOld, let response) = error else {
+                    return log.append("other \(error)")
+                }
+                log.append("too old \(underlying.id) \(response.statusCode)")
+            })
+            .request
+        await request.executeAndWait(on: api)
+        #expect(log.all == ["too old 1 200"])
+
+        do {
+            _ = try await api.get("/posts/1").transform(check).value()
+            Issue.record("value() did not throw")
+        } catch .transformFailed(let underlying, _) {
+            #expect(underlying as? TooOld == TooOld(id: 1))
+        } catch {
+            Issue.record("expected transformFailed, got \(error)")
+        }
+    }
+}
+
+/// The API's own error body, for the tests of typed error bodies.
+private struct APIError: Decodable, Sendable, Equatable {
+    var error: String
+}
+
+@Suite("Typed error bodies")
+struct ErrorBodyTests {
+    @Test("A 422 with {\"error\": ...} reaches the error handlers and the awaiting call typed, with its response")
+    func typedErrorBody() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"error": "name is taken"}"#, status: 422) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let log = EventLog()
+
+        let request = api.post("/users")
+            .decodingErrors(APIError.self)
+            .on(error: { error, response in
+                log.append("\(error.errorBody(as: APIError.self)?.error ?? "untyped") \(response?.statusCode ?? 0)")
+            })
+        await request.executeAndWait(on: api)
+        #expect(log.all == ["name is taken 422"])
+
+        do {
+            _ = try await api.post("/users").decodingErrors(APIError.self).response()
+            Issue.record("a 422 was a success")
+        } catch .errorBody(let body as APIError, let response) {
+            #expect(body == APIError(error: "name is taken"))
+            #expect(response.statusCode == 422)
+        } catch {
+            Issue.record("expected errorBody, got \(error)")
+        }
+        let error = await failure(of: api.post("/users").decodingErrors(APIError.self))
+        #expect(error?.errorBody(as: String.self) == nil)
+        #expect(error?.statusCode == 422)
+        #expect("\(error.map { "\($0)" } ?? "")".contains("name is taken") == false)
+    }
+
+    @Test("An error body that does not decode, or none, still gives the plain status error", arguments: ["<html>", ""])
+    func undecodableErrorBody(body: String) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text(body, status: 422) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let error = await failure(of: api.get("/users").decodingErrors(APIError.self))
+        guard case .unacceptableStatus(let response) = error else {
+            Issue.record("expected unacceptableStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(response.statusCode == 422)
+    }
+
+    @Test("Retries and status handlers see the response first; only the final status error is typed")
+    func retriesBeforeTypedError() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(MockResponse(status: 503, headers: [("Retry-After", "0")]))
+        server.enqueue(.json(#"{"error": "locked"}"#, status: 423))
+        let api = makeLoopbackClient(server) {
+            $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0))
+        }
+        defer { api.close() }
+        let seen = EventLog()
+        let value = api.get("/doc").decodingErrors(APIError.self).decoding(Post.self)
+            .on(error: { error in seen.append(error.errorBody(as: APIError.self)?.error ?? "untyped") })
+        do {
+            _ = try await value.value()
+            Issue.record("a 423 was a success")
+        } catch {
+            #expect(error.errorBody(as: APIError.self) == APIError(error: "locked"))
+        }
+        #expect(seen.all == ["locked"])
+        #expect(server.requestCount == 2)
+    }
 }

@@ -157,18 +157,68 @@ private struct MovedProfile: Endpoint {
     var pathValues: [String: String] { ["id": id] }
 }
 
-/// A request type that customises its body encoding and headers without restating the rest.
-private struct UploadNote: TypedRequest {
-    static let httpMethod: HTTPMethod = .post
-    static let pathTemplate: PathTemplate = "/notes/{folder}"
+/// A request type with a static method, that customises its body encoding and headers without restating the rest.
+private struct UploadNote: Endpoint {
+    static let method: HTTPMethod = .post
     typealias Response = StoredProfile
 
     var folder: String
     var text: String
+    var path: String { "/notes/{folder}" }
     var pathValues: [String: String] { ["folder": folder] }
 
     func configure(_ request: SimpleRequest) -> SimpleRequest {
         request.body(text, contentType: "text/markdown").header("X-Client", request.client == nil ? "none" : "bound")
+    }
+}
+
+/// A token call at the root of the origin, beside an API below a base path.
+private struct TokenEndpoint: Endpoint {
+    static let method: HTTPMethod = .post
+    var baseURL: URL?
+    var path: String { "/oauth/token" }
+    var ignoresBasePath: Bool { true }
+}
+
+/// An endpoint with a decoder of its own.
+private struct SnakeProfile: Endpoint {
+    struct Response: Decodable, Sendable {
+        var displayName: String
+    }
+    var path: String { "/snake" }
+    var decoder: JSONDecoder? {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+}
+
+/// The API's own error body.
+private struct APIError: Decodable, Sendable, Equatable {
+    var error: String
+}
+
+/// An endpoint whose error bodies decode into ``APIError``.
+private struct CreateProfile: Endpoint {
+    static let method: HTTPMethod = .post
+    typealias Response = StoredProfile
+    typealias ErrorBody = APIError
+    var profile: StoredProfile
+    var path: String { "/validated" }
+    var body: StoredProfile { profile }
+}
+
+/// An endpoint whose own decoding throws an error of the app's type.
+private struct Strict: Endpoint {
+    struct Rejected: Error, Equatable {
+        var reason: String
+    }
+    typealias Response = StoredProfile
+    var path: String { "/profiles/7" }
+    func decode(_ response: SimpleResponse, decoder: JSONDecoder) throws -> StoredProfile {
+        let profile = try response.decode(StoredProfile.self, decoder: decoder)
+        guard profile.id > 100 else { throw Rejected(reason: "id \(profile.id) is too small") }
+        return profile
     }
 }
 
@@ -233,20 +283,34 @@ struct TypedRequestTests {
         #expect(server.requests.first?.header("Content-Type") == "application/json")
     }
 
-    @Test("The verb forms use their own verb")
-    func verbForms() async throws {
+    @Test("A method given to request(for:method:) replaces the endpoint's; the value is still decoded")
+    func methodOverride() async throws {
         let server = try makeServer()
         defer { server.shutdown() }
         let api = makeLoopbackClient(server)
         defer { api.close() }
-        _ = try await api.get(ProfileEndpoint.profile(id: "7"))
+        _ = try await api.request(for: ProfileEndpoint.profile(id: "7"), method: .get).value()
         let outcome = await outcome {
-            _ = try await api.delete(ProfileEndpoint.profile(id: "7"))
+            _ = try await api.request(for: ProfileEndpoint.profile(id: "7"), method: .delete).value()
             return SimpleResponse(statusCode: 0)
         }
         // 204 where a StoredProfile is expected.
         #expect(outcome.failureValue.map { "\($0)" }?.contains("StoredProfile") == true)
         #expect(server.requests.map(\.method) == ["GET", "DELETE"])
+    }
+
+    @Test("get(path) always builds a request, beside an endpoint sent with send")
+    func getBuilds() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let request: SimpleRequest = api.get("/profiles/7")
+        #expect(request.method == .get)
+        let built = try await request.decode(StoredProfile.self)
+        let sent = try await api.send(ProfileEndpoint.profile(id: "7"))
+        #expect(built == sent)
+        #expect(server.requests.map(\.target) == ["/profiles/7", "/profiles/7"])
     }
 
     @Test("Retries, status handlers and the request form run unchanged for endpoints")
@@ -261,7 +325,7 @@ struct TypedRequestTests {
 
         #expect(try await api.send(ProfileEndpoint.profile(id: "7")).name == "Kringle")
         let seen = EventLog()
-        let request = try api.request(for: ProfileEndpoint.profile(id: "8"), method: .head)
+        let request = try api.request(for: ProfileEndpoint.profile(id: "8"), method: .head).request
             .on(httpStatus: .notFound) { _, response in
                 seen.append("\(response.status)")
                 return true
@@ -333,7 +397,7 @@ struct TypedRequestTests {
         #expect(server.requests.first?.header("Authorization") == (sameOrigin ? "Bearer t" : nil))
     }
 
-    @Test("A typed request overrides its body encoding and headers and keeps the rest")
+    @Test("A request type with a static method overrides its body encoding and headers and keeps the rest")
     func typedRequestCustomisation() async throws {
         let server = try makeServer()
         defer { server.shutdown() }
@@ -366,5 +430,106 @@ struct TypedRequestTests {
         defer { api.close() }
         #expect(try await api.send(MovedProfile(id: "7")) == StoredProfile(id: 7, name: "Kringle"))
         #expect(server.requests.map(\.path) == ["/moved/7", "/profiles/7", "/auth", "/moved/7", "/profiles/7"])
+    }
+
+    @Test("The handler style: request(for:) gives success handlers the decoded value, after the response's")
+    func handlerStyle() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let log = EventLog()
+        let request = try api.request(for: ProfileEndpoint.profile(id: "7"))
+            .on(success: { profile in log.append("profile \(profile.name)") })
+            .on(error: { error in log.append("error \(error)") })
+            .on(completion: { log.append("done") })
+            .request
+            .on(success: { response in log.append("response \(response.statusCode)") })
+        await request.executeAndWait(on: api)
+        #expect(log.all == ["response 200", "profile Kringle", "done"])
+    }
+
+    @Test("A path that ignores the base path goes to the root of the client's origin, or of the endpoint's own")
+    func ignoresBasePath() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(204) }
+        let api = makeLoopbackClient(server.url("/v1")) { $0.defaultHeaders = ["Authorization": "Bearer t"] }
+        defer { api.close() }
+        try await api.send(TokenEndpoint())
+        try await api.send(TokenEndpoint(baseURL: server.url("/elsewhere/v2", host: "localhost")))
+        #expect(server.requests.map(\.path) == ["/oauth/token", "/oauth/token"])
+        #expect(server.requests.map(\.method) == ["POST", "POST"])
+        #expect(server.requests.map { $0.header("Authorization") } == ["Bearer t", nil])
+    }
+
+    @Test("An endpoint decodes with the client's decoder unless it gives its own")
+    func decoders() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"display_name": "Ada"}"#) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        #expect(try await api.send(SnakeProfile()).displayName == "Ada")
+
+        struct Plain: Endpoint {
+            typealias Response = SnakeProfile.Response
+            var path: String { "/snake" }
+        }
+        await #expect(throws: SimpleNetworkingError.self) { try await api.send(Plain()) }
+        let snakeDecoder = JSONDecoder()
+        snakeDecoder.keyDecodingStrategy = .convertFromSnakeCase
+        let snake = makeLoopbackClient(server) { $0.decoder = snakeDecoder }
+        defer { snake.close() }
+        #expect(try await snake.send(Plain()).displayName == "Ada")
+    }
+
+    @Test("An endpoint's error body arrives typed, with its response; one that does not decode is the status error")
+    func typedErrorBody() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.enqueue(.json(#"{"error": "name is taken"}"#, status: 422))
+        server.enqueue(.text("<html>Bad gateway</html>", status: 502))
+        server.enqueue(.json(#"{"id": 3, "name": "Ada"}"#, status: 201))
+        let api = makeLoopbackClient(server) { $0.retryPolicy = .never }
+        defer { api.close() }
+        let new = CreateProfile(profile: StoredProfile(id: 3, name: "Ada"))
+
+        do {
+            _ = try await api.send(new)
+            Issue.record("a 422 was a success")
+        } catch .errorBody(let body as APIError, let response) {
+            #expect(body == APIError(error: "name is taken"))
+            #expect(response.statusCode == 422)
+        } catch {
+            Issue.record("expected errorBody, got \(error)")
+        }
+        let plain = await outcome {
+            _ = try await api.send(new)
+            return SimpleResponse(statusCode: 0)
+        }
+        guard case .failure(.unacceptableStatus(let response)) = plain else {
+            Issue.record("expected unacceptableStatus, got \(plain)")
+            return
+        }
+        #expect(response.statusCode == 502)
+        #expect(try await api.send(new) == StoredProfile(id: 3, name: "Ada"))
+    }
+
+    @Test("An endpoint's own decoding may throw the app's error, kept as the underlying error")
+    func decodeThrowsOwnError() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        do {
+            _ = try await api.send(Strict())
+            Issue.record("the endpoint's check did not throw")
+        } catch .transformFailed(let underlying, let response) {
+            #expect(underlying as? Strict.Rejected == Strict.Rejected(reason: "id 7 is too small"))
+            #expect(response.statusCode == 200)
+        } catch {
+            Issue.record("expected transformFailed, got \(error)")
+        }
     }
 }

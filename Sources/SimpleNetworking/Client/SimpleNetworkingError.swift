@@ -23,8 +23,16 @@ public enum SimpleNetworkingError: Error, Sendable {
     case transportFailed(TransportFailure, attempts: [RequestAttempt] = [])
     /// A response arrived with a status outside 2xx and no status handler stopped the chain.
     case unacceptableStatus(SimpleResponse)
+    /// A response arrived with a status outside 2xx, and its body decoded into the app's own error type that the
+    /// request named (``SimpleRequest/decodingErrors(_:decoder:)``, ``Endpoint/ErrorBody``): `body` is that value,
+    /// such as the API's `{"error": ...}`; read it with ``errorBody(as:)`` or `catch .errorBody(let body as
+    /// APIError, _)`. A body that does not decode gives ``unacceptableStatus(_:)`` instead.
+    case errorBody(_ body: any Sendable, response: SimpleResponse)
     /// The body could not be decoded into `type`.
     case decodingFailed(type: String, reason: String, response: SimpleResponse?)
+    /// The request's transform step (``SimpleRequest/transform(_:)``, an endpoint's ``Endpoint/decode(_:decoder:)``)
+    /// threw `underlying`, an error of its own rather than a ``SimpleNetworkingError`` (which arrives as it is).
+    case transformFailed(underlying: any Error, response: SimpleResponse)
     /// The request was cancelled, by ``SimpleRequest/cancel()`` or by cancelling the awaiting task.
     case cancelled
     /// `retry` was asked for more often than the request's retry limit allows.
@@ -65,6 +73,8 @@ public enum SimpleNetworkingError: Error, Sendable {
         switch self {
         case .unacceptableStatus(let response), .stoppedByHandler(let response):
             return response
+        case .errorBody(_, let response), .transformFailed(_, let response):
+            return response
         case .decodingFailed(_, _, let response), .retryLimitExceeded(_, let response):
             return response
         case .invalidURL, .invalidRequest, .transportFailed, .cancelled, .requestInProgress, .authenticationFailed,
@@ -74,6 +84,18 @@ public enum SimpleNetworkingError: Error, Sendable {
             .unsupportedByTransport:
             return nil
         }
+    }
+
+    /// The error body of ``errorBody(_:response:)`` as `type`, or `nil` for another case or another type.
+    ///
+    /// ```swift
+    /// if let apiError = error.errorBody(as: APIError.self) { print(apiError.error) }
+    /// ```
+    /// - Parameter type: The app's error type, as given to ``SimpleRequest/decodingErrors(_:decoder:)``.
+    /// - Returns: The decoded error body, or `nil`.
+    public func errorBody<Body>(as type: Body.Type = Body.self) -> Body? {
+        if case .errorBody(let body, _) = self { return body as? Body }
+        return nil
     }
 
     /// The HTTP status code of ``response``, when one arrived.
@@ -126,8 +148,13 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "The request failed before a complete response arrived: \(failure)."
         case .unacceptableStatus(let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
+        case .errorBody(let body, let response):
+            return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response)) with an "
+                + "error body of type \(type(of: body))."
         case .decodingFailed(let type, let reason, _):
             return "Could not decode \(type): \(reason)."
+        case .transformFailed(let underlying, _):
+            return "The transform step threw an error of type \(type(of: underlying)); read it from `underlying`."
         case .cancelled:
             return "The request was cancelled."
         case .retryLimitExceeded(let attempts, _):
@@ -190,7 +217,9 @@ extension SimpleNetworkingError: CustomReflectable {
         case .invalidRequest: "invalidRequest"
         case .transportFailed: "transportFailed"
         case .unacceptableStatus: "unacceptableStatus"
+        case .errorBody: "errorBody"
         case .decodingFailed: "decodingFailed"
+        case .transformFailed: "transformFailed"
         case .cancelled: "cancelled"
         case .retryLimitExceeded: "retryLimitExceeded"
         case .stoppedByHandler: "stoppedByHandler"

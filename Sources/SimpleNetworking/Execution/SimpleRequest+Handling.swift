@@ -130,6 +130,7 @@ extension SimpleRequest {
             : result.map { response in
                 var response = response
                 response.attempts = history
+                response.clientDecoder = client.configuration.decoder
                 return response
             }
         outcome = outcome.mapError { $0.withAttempts(history) }
@@ -153,29 +154,39 @@ extension SimpleRequest {
         }
         let error: SimpleNetworkingError
         switch outcome {
-        case .success(let response): error = .unacceptableStatus(response)
+        case .success(let response):
+            // A typed error body (decodingErrors) replaces the plain status error; one that did not decode is nil.
+            if case .failure(let typed) = transformed { error = typed } else { error = .unacceptableStatus(response) }
         case .failure(let failure): error = failure
         }
         for handler in handlers.error { handler(error, error.response) }
         return .handled(.failure(error))
     }
 
-    /// Runs the transform step on a 2xx response, here in the execution's task rather than on the handler queue, so
-    /// that decoding never runs on the main thread (<doc:RequestsAndResponses>); `nil` without a transform step or a
-    /// 2xx response.
+    /// Runs the transform steps, here in the execution's task rather than on the handler queue, so that decoding never
+    /// runs on the main thread (<doc:RequestsAndResponses>): the value step on a 2xx response, the error-body step
+    /// on any other status. `nil` without a step for the response, or when its error body did not decode.
     private func transformedValue(of outcome: Outcome, on client: SimpleNetworking, context: HandlingContext)
         -> TransformResult?
     {
-        guard case .success(var response) = outcome, response.isSuccess,
-            let transform = state.withLock({ $0.transform })
-        else { return nil }
+        guard case .success(var response) = outcome, let transform = state.withLock({ $0.transform }) else {
+            return nil
+        }
         response.attempts = context.record.history
-        do throws(SimpleNetworkingError) {
-            let value = try transform(response, client)
+        response.clientDecoder = client.configuration.decoder
+        guard response.isSuccess else {
+            guard let body = transform.errorBody?(response, client) else { return nil }
+            return .failure(.errorBody(body, response: response))
+        }
+        guard let step = transform.value else { return nil }
+        do {
+            let value = try step(response, client)
             state.withLock { $0.transformedValue = value }
             return .success(value)
-        } catch {
+        } catch let error as SimpleNetworkingError {
             return .failure(error.withAttempts(context.record.history))
+        } catch {
+            return .failure(.transformFailed(underlying: error, response: response))
         }
     }
 

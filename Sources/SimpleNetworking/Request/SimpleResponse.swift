@@ -14,6 +14,9 @@ public struct SimpleResponse: Sendable {
     public internal(set) var attempts: [RequestAttempt] = []
     /// The file the body was written to, for a response of ``SimpleRequest/download(to:)``; `nil` otherwise.
     public internal(set) var fileURL: URL?
+    /// The decoder of the client the response came through, for ``decode(_:decoder:)``; `nil` for a response made
+    /// by hand, which decodes with a plain `JSONDecoder`.
+    var clientDecoder: JSONDecoder?
 
     /// Creates a response, for transports and test doubles.
     /// - Parameters:
@@ -58,15 +61,23 @@ public struct SimpleResponse: Sendable {
         String(data: body, encoding: textEncoding)
     }
 
-    /// Decodes the body as JSON into `type`.
+    /// Decodes the body as JSON into `type`: the one decoding path of the library, which ``SimpleRequest/decode(_:)``,
+    /// ``SimpleRequest/decoding(_:decoder:)`` and ``Endpoint`` responses all take.
+    ///
+    /// ```swift
+    /// let user = try await api.get("/users/1").transform { try $0.decode(User.self) }.value()
+    /// ```
     /// - Parameters:
     ///   - type: The type to decode.
-    ///   - decoder: The decoder to use; the client's decoder is used by ``SimpleRequest/decode(_:)``.
+    ///   - decoder: The decoder to use; `nil` (the default) uses the decoder of the client the response came through
+    ///     (its ``SimpleNetworking/Configuration/decoder``), or a plain `JSONDecoder` for a response made by hand.
     /// - Returns: The decoded value.
-    /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` with the decoder's reason.
-    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
+    /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` with the decoder's reason, or that
+    ///   the body is empty.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder? = nil)
         throws(SimpleNetworkingError) -> T
     {
+        let decoder = decoder ?? clientDecoder ?? JSONDecoder()
         guard !body.isEmpty else {
             throw .decodingFailed(type: "\(T.self)", reason: "the response body is empty", response: self)
         }

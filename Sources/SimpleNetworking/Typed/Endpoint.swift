@@ -1,11 +1,14 @@
 import Foundation
 
-/// A description of one call to an API: where it goes, what it sends, and the `Decodable` value it answers with.
+/// A description of one call to an API: where it goes, what it sends, the `Decodable` value it answers with, and,
+/// when the API has one, the type of its error bodies.
 ///
-/// Only ``path`` is required; every other requirement has a default. An enum with a case per endpoint, or a
-/// struct per endpoint, conforms, and ``SimpleNetworking/send(_:)`` sends it through the same pipeline as every
-/// other request (handlers, retries, re-authentication, redirects and limits apply unchanged) and returns the
-/// decoded ``Response``.
+/// Only ``path`` is required; every other requirement has a default. An enum with a case per endpoint, a struct per
+/// request type (its method a `static let`), and the ``APICall`` values a declarative specification's functions
+/// return all conform, and are sent the same way: ``SimpleNetworking/send(_:)`` runs the request through the same
+/// pipeline as every other (handlers, retries, re-authentication, redirects and limits apply unchanged) and returns
+/// the decoded ``Response``; ``SimpleNetworking/request(for:method:)`` gives the request for the handler style
+/// (<doc:TypedRequests>).
 ///
 /// ```swift
 /// enum UserEndpoint: Endpoint {
@@ -27,17 +30,27 @@ public protocol Endpoint: Sendable {
     associatedtype Response: Decodable & Sendable = NoContent
     /// The body's type; ``NoContent`` (the default) sends no body.
     associatedtype Body: Encodable & Sendable = NoContent
+    /// The type a body of a status outside 2xx decodes into, such as the API's `{"error": ...}`; it reaches the error
+    /// handlers and the thrown error as ``SimpleNetworkingError/errorBody(_:response:)``. ``NoContent`` (the default)
+    /// decodes none: such a status is ``SimpleNetworkingError/unacceptableStatus(_:)``.
+    associatedtype ErrorBody: Decodable & Sendable = NoContent
 
+    /// The HTTP method of every value of the type, for a struct per request type: `static let method: HTTPMethod =
+    /// .post`. Default: `GET`. The instance ``method-swift.property`` reads it unless the type gives its own.
+    static var method: HTTPMethod { get }
+    /// The HTTP method of this call; default: the type's ``method-swift.type.property``. An enum switches over its
+    /// cases here.
+    var method: HTTPMethod { get }
     /// An origin and base path of the endpoint's own, or `nil` (the default) for the client's base URL.
     ///
     /// The client's default headers are only sent when this URL has the client's base URL origin.
     var baseURL: URL? { get }
-    /// The HTTP method; default `GET`. The verb forms, such as `api.get(endpoint)`, use
-    /// their own verb instead.
-    var method: HTTPMethod { get }
     /// The path below the base URL, a ``PathTemplate``: each `{name}` is filled from ``pathValues``. A literal
     /// brace is not allowed; put values that come from outside in ``pathValues``, never in this text.
     var path: String { get }
+    /// Whether ``path`` starts at the root of the base URL's origin instead of below its base path, for a call such
+    /// as `/oauth/token` beside an API under `/v1`. Default `false`.
+    var ignoresBasePath: Bool { get }
     /// A value for each placeholder of ``path``, each sent as one percent-encoded segment; default none.
     var pathValues: [String: String] { get }
     /// Query parameters, sent in order of name and percent-encoded so any character arrives literally; default
@@ -48,6 +61,9 @@ public protocol Endpoint: Sendable {
     /// The body, encoded as JSON with the client's encoder; a ``NoContent`` body (the default) sends none, and so
     /// does an optional body that is `nil`, so an enum can give a body to some cases only.
     var body: Body { get }
+    /// The decoder for ``Response`` and ``ErrorBody``; `nil` (the default) uses the client's
+    /// ``SimpleNetworking/Configuration/decoder``.
+    var decoder: JSONDecoder? { get }
 
     /// Adjusts the request after everything above is set and before it is sent: another body encoding, a
     /// timeout, handlers, headers that depend on the client (`request.client`). Default: returns it unchanged.
@@ -55,28 +71,36 @@ public protocol Endpoint: Sendable {
     /// - Returns: The request to send, usually `request` itself.
     func configure(_ request: SimpleRequest) -> SimpleRequest
 
-    /// Turns the final response into a ``Response``. Default: nothing is decoded for ``NoContent``, and
-    /// otherwise the body is decoded as JSON with `decoder`, an empty body being
+    /// Turns the final 2xx response into a ``Response``; it is the request's transform step
+    /// (``SimpleRequest/transform(_:)``), so it runs off the handler queue. Default: nothing is decoded for
+    /// ``NoContent``, and otherwise the body is decoded as JSON with `decoder`, an empty body being
     /// ``SimpleNetworkingError/decodingFailed(type:reason:response:)``.
     /// - Parameters:
     ///   - response: The 2xx response that reached the success handlers.
-    ///   - decoder: The client's decoder.
+    ///   - decoder: The endpoint's ``decoder-swift.property``, or else the client's decoder.
     /// - Returns: The value.
-    /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)``.
-    func decode(_ response: SimpleResponse, decoder: JSONDecoder) throws(SimpleNetworkingError) -> Response
+    /// - Throws: Any error: a ``SimpleNetworkingError`` arrives as it is, any other as
+    ///   ``SimpleNetworkingError/transformFailed(underlying:response:)``.
+    func decode(_ response: SimpleResponse, decoder: JSONDecoder) throws -> Response
 }
 
 extension Endpoint {
+    /// `GET`.
+    public static var method: HTTPMethod { .get }
+    /// The type's ``Endpoint/method-swift.type.property``.
+    public var method: HTTPMethod { Self.method }
     /// The client's base URL.
     public var baseURL: URL? { nil }
-    /// `GET`.
-    public var method: HTTPMethod { .get }
+    /// `false`: the path goes below the base path.
+    public var ignoresBasePath: Bool { false }
     /// No placeholder values.
     public var pathValues: [String: String] { [:] }
     /// No query parameters.
     public var query: [String: String] { [:] }
     /// No headers of the endpoint's own.
     public var headers: HTTPHeaders { [:] }
+    /// `nil`: the client's decoder.
+    public var decoder: JSONDecoder? { nil }
 
     /// Returns `request` unchanged.
     /// - Parameter request: The request built from this endpoint.
@@ -87,10 +111,10 @@ extension Endpoint {
     /// as JSON.
     /// - Parameters:
     ///   - response: The final response.
-    ///   - decoder: The client's decoder.
+    ///   - decoder: The decoder.
     /// - Returns: The value.
     /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)``, for an empty body too.
-    public func decode(_ response: SimpleResponse, decoder: JSONDecoder) throws(SimpleNetworkingError) -> Response {
+    public func decode(_ response: SimpleResponse, decoder: JSONDecoder) throws -> Response {
         if let nothing = NoContent() as? Response { return nothing }
         return try response.decode(Response.self, decoder: decoder)
     }
@@ -102,7 +126,8 @@ extension Endpoint where Body == NoContent {
 }
 
 /// Nothing: the ``Endpoint/Response`` of an endpoint whose answer has no body to read (a 204, or a body that is
-/// ignored), and the ``Endpoint/Body`` of one that sends none.
+/// ignored), the ``Endpoint/Body`` of one that sends none, and the ``Endpoint/ErrorBody`` of one whose error bodies
+/// are not decoded.
 public struct NoContent: Codable, Sendable, Hashable {
     /// Creates the one value.
     public init() {}

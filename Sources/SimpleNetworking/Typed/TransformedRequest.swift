@@ -1,24 +1,31 @@
 import Foundation
 
 extension SimpleRequest {
-    /// The transform step as stored: it gets the client too, for its decoder.
-    typealias Transform = @Sendable (SimpleResponse, SimpleNetworking) throws(SimpleNetworkingError) -> any Sendable
+    /// The steps that turn a response into a value, as stored: each gets the client too, for its decoder.
+    struct Transform: Sendable {
+        /// Turns a 2xx response into the value for the value handlers and ``TransformedRequest/value()``.
+        var value: (@Sendable (SimpleResponse, SimpleNetworking) throws -> any Sendable)?
+        /// Decodes the body of a status outside 2xx into the app's error type; `nil` when it does not decode.
+        var errorBody: (@Sendable (SimpleResponse, SimpleNetworking) -> (any Sendable)?)?
+    }
     /// A success handler of a transformed value, type-erased.
     typealias ValueHandler = @Sendable (any Sendable) -> Void
-    /// What the transform step of one response gave.
+    /// What the transform steps made of one response: the value of a 2xx, or the error it becomes.
     typealias TransformResult = Result<any Sendable, SimpleNetworkingError>
 
     /// Adds a step that turns each 2xx response into a value, and returns the request with success handlers for
     /// that value.
     ///
     /// The step runs once the response has arrived, before the handlers and never on the handler queue or the main
-    /// thread, so decoding a large body cannot freeze an app. An error it throws goes to the error handlers, and to
-    /// an awaiting ``response()``; otherwise the success handlers of the response run, then those of the value.
-    /// Completion handlers still run once per execution.
+    /// thread, so decoding a large body cannot freeze an app. It may throw any error: a ``SimpleNetworkingError``
+    /// arrives as it is, any other as ``SimpleNetworkingError/transformFailed(underlying:response:)``, at the error
+    /// handlers and at an awaiting ``TransformedRequest/value()`` or ``response()``. Otherwise the success handlers
+    /// of the response run, then those of the value. Completion handlers still run once per execution.
+    /// ``SimpleResponse/decode(_:decoder:)`` inside the step uses the client's decoder.
     ///
     /// ```swift
     /// api.get("/users/1")
-    ///     .transform { response in try response.decode(User.self) }
+    ///     .transform { try $0.decode(User.self) }
     ///     .on(success: { user in print(user.name) })
     ///     .on(error: { error in print(error) })
     ///     .execute(on: api)
@@ -26,14 +33,10 @@ extension SimpleRequest {
     /// - Parameter transform: Turns a 2xx response into the value. A request has one transform step; a second call
     ///   replaces it, and the value handlers added for the first one are no longer called.
     /// - Returns: The same request, with handlers for the value.
-    public func transform<Value: Sendable>(
-        _ transform: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Value
-    ) -> TransformedRequest<Value> {
-        state.withLock { state in
-            state.transform = { response, _ throws(SimpleNetworkingError) in try transform(response) }
-            state.valueHandlers = []
-        }
-        return TransformedRequest(request: self)
+    public func transform<Value: Sendable>(_ transform: @escaping @Sendable (SimpleResponse) throws -> Value)
+        -> TransformedRequest<Value>
+    {
+        transformStep { response, _ in try transform(response) }
     }
 
     /// Adds a step that decodes each 2xx response as `type`, off the handler queue and the main thread; see
@@ -53,10 +56,52 @@ extension SimpleRequest {
     public func decoding<Value: Decodable & Sendable>(_ type: Value.Type, decoder: JSONDecoder? = nil)
         -> TransformedRequest<Value>
     {
+        transformStep { response, _ in try response.decode(type, decoder: decoder) }
+    }
+
+    /// Decodes the body of a final status outside 2xx into `type`, the API's own error body, such as
+    /// `{"error": "..."}`: the error handlers and an awaiting call then get
+    /// ``SimpleNetworkingError/errorBody(_:response:)`` instead of ``SimpleNetworkingError/unacceptableStatus(_:)``.
+    /// A body that does not decode (or none) still gives ``SimpleNetworkingError/unacceptableStatus(_:)``.
+    ///
+    /// Status handlers and retries see the response as before; the decoding runs once the response has arrived,
+    /// never on the handler queue or the main thread.
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try await api.post("/users").body(json: newUser).decodingErrors(APIError.self).response()
+    /// } catch .errorBody(let body as APIError, let response) {
+    ///     print(response.statusCode, body.error)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - type: The error body's type.
+    ///   - decoder: The decoder; `nil` (the default) uses the client's ``SimpleNetworking/Configuration/decoder``.
+    /// - Returns: This request.
+    @discardableResult
+    public func decodingErrors<Failure: Decodable & Sendable>(_ type: Failure.Type, decoder: JSONDecoder? = nil)
+        -> Self
+    {
+        let step: @Sendable (SimpleResponse, SimpleNetworking) -> (any Sendable)? = { response, client in
+            guard !response.body.isEmpty else { return nil }
+            return try? (decoder ?? client.configuration.decoder).decode(Failure.self, from: response.body)
+        }
         state.withLock { state in
-            state.transform = { response, client throws(SimpleNetworkingError) in
-                try response.decode(type, decoder: decoder ?? client.configuration.decoder)
-            }
+            var transform = state.transform ?? Transform()
+            transform.errorBody = step
+            state.transform = transform
+        }
+        return self
+    }
+
+    /// Sets the value step, keeping the error-body step, and drops the value handlers of an earlier one.
+    func transformStep<Value: Sendable>(
+        _ step: @escaping @Sendable (SimpleResponse, SimpleNetworking) throws -> Value
+    ) -> TransformedRequest<Value> {
+        state.withLock { state in
+            var transform = state.transform ?? Transform()
+            transform.value = { response, client in try step(response, client) }
+            state.transform = transform
             state.valueHandlers = []
         }
         return TransformedRequest(request: self)
@@ -65,7 +110,8 @@ extension SimpleRequest {
 
 /// A request whose 2xx responses are turned into a `Value` before its success handlers see them.
 ///
-/// Made by ``SimpleRequest/transform(_:)`` or ``SimpleRequest/decoding(_:decoder:)``. It is a view of the same
+/// Made by ``SimpleRequest/transform(_:)``, ``SimpleRequest/decoding(_:decoder:)`` and
+/// ``SimpleNetworking/request(for:method:)``, whose transform step is the endpoint's decoding. It is a view of the same
 /// ``SimpleRequest``: handlers added through either run in the usual order, and ``request`` gives the request back
 /// for its other builders.
 public struct TransformedRequest<Value: Sendable>: Sendable {
@@ -94,6 +140,20 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
         return self
     }
 
+    /// Decodes the body of a final status outside 2xx into `type`, as ``SimpleRequest/decodingErrors(_:decoder:)``
+    /// does.
+    /// - Parameters:
+    ///   - type: The error body's type.
+    ///   - decoder: The decoder; `nil` (the default) uses the client's ``SimpleNetworking/Configuration/decoder``.
+    /// - Returns: This request.
+    @discardableResult
+    public func decodingErrors<Failure: Decodable & Sendable>(_ type: Failure.Type, decoder: JSONDecoder? = nil)
+        -> Self
+    {
+        request.decodingErrors(type, decoder: decoder)
+        return self
+    }
+
     /// Adds a completion handler: it runs last, exactly once per execution.
     /// - Parameter handler: Called with no arguments.
     /// - Returns: This request.
@@ -107,11 +167,11 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
     /// handler and retry; the async form of the success handlers.
     ///
     /// ```swift
-    /// let user = try await api.get("/users/1").transform { try $0.decode(User.self) }.value()
+    /// let user = try await api.get("/users/1").decoding(User.self).value()
     /// ```
     /// - Returns: The value.
     /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response()`` describes, including what the transform
-    ///   step threw.
+    ///   step threw (an error of its own as ``SimpleNetworkingError/transformFailed(underlying:response:)``).
     public func value() async throws(SimpleNetworkingError) -> Value {
         request.state.withLock { $0.transformedValue = nil }
         _ = try await request.response()

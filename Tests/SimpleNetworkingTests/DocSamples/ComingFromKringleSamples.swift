@@ -28,7 +28,7 @@ enum KittyEndpoint: Endpoint {
 func kringleAwait(networkClient: SimpleNetworking) async -> String? {
     // DOC-SAMPLE: ComingFromKringle/await
     do {
-        let cat = try await networkClient.get(KittyEndpoint.profile(catName: "Kringle"))
+        let cat = try await networkClient.send(KittyEndpoint.profile(catName: "Kringle"))
         print("🐱 \(cat.name) is \(cat.mood)")
         return cat.mood
     } catch {
@@ -40,8 +40,7 @@ func kringleAwait(networkClient: SimpleNetworking) async -> String? {
 
 func kringleHandlers(networkClient: SimpleNetworking, log: EventLog) throws {
     // DOC-SAMPLE: ComingFromKringle/handlers
-    try networkClient.request(for: KittyEndpoint.profile(catName: "Kringle"))
-        .decoding(Cat.self)  // decoded in the request's own task, never on the main thread
+    try networkClient.request(for: KittyEndpoint.profile(catName: "Kringle"))  // decoded in the request's own task
         .on(success: { cat in log.append("🐱 \(cat.name)") })
         .on(error: { _ in log.append("You gotta be kitten me!") })
         .execute(on: networkClient)
