@@ -74,23 +74,10 @@ extension SimpleNetworking {
         return origin
     }
 
-    /// `path` (already filled) below an endpoint's own base URL, by the rules a path below the client's base URL
-    /// follows: it cannot name another origin or climb above the base path (<doc:SecurityDefaults>).
+    /// `path` (already filled) below an endpoint's own base URL, by the rules of a path below the client's base URL
+    /// (``BaseURL/url(forPath:query:)``).
     static func url(_ path: String, below baseURL: URL) throws(SimpleNetworkingError) -> URL {
-        let base = BaseURL(baseURL)
-        let prefix = try base.prefix.get()
-        try URLEncoding.refuseOriginChange(in: path)
-        let (rawPath, rawQuery) = URLEncoding.split(path)
-        let encodedPath = URLEncoding.encode(rawPath, allowing: URLEncoding.pathBytes)
-        var text = prefix
-        text += try URLEncoding.resolvingDotSegments(encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
-        if let rawQuery, !rawQuery.isEmpty {
-            text += "?" + URLEncoding.encode(rawQuery, allowing: URLEncoding.queryBytes)
-        }
-        guard let url = URL(string: text), let origin = Origin(url), origin == base.origin else {
-            throw .invalidURL(reason: "the endpoint's path does not form a valid URL with its base URL")
-        }
-        return url
+        try BaseURL(baseURL).url(forPath: path)
     }
 }
 

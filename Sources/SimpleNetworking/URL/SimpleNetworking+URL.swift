@@ -27,23 +27,40 @@ extension SimpleNetworking {
             }
             return (joined, origin)
         case .path(let path):
-            let prefix = try base.prefix.get()
-            try URLEncoding.refuseOriginChange(in: path)
-            let (rawPath, rawQuery) = URLEncoding.split(path)
-            var text = prefix
-            let encodedPath = URLEncoding.encode(rawPath, allowing: URLEncoding.pathBytes)
-            text += try URLEncoding.resolvingDotSegments(encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
-            let pathQuery = rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) } ?? ""
-            switch (pathQuery.isEmpty, query.isEmpty) {
-            case (true, true): break
-            case (false, true): text += "?" + pathQuery
-            case (true, false): text += "?" + query
-            case (false, false): text += "?" + pathQuery + "&" + query
-            }
-            guard let url = URL(string: text), let origin = Origin(url), origin == base.origin else {
-                throw .invalidURL(reason: "the path does not form a valid URL with the base URL")
+            let url = try base.url(forPath: path, query: query)
+            guard let origin = base.origin else {
+                throw .invalidURL(reason: "the base URL must be an http or https URL with a host")
             }
             return (url, origin)
         }
+    }
+}
+
+extension BaseURL {
+    /// The URL of `path` under this base URL: the one builder of a path under a base URL, for the client's base URL
+    /// and an endpoint's own alike.
+    ///
+    /// The path is percent-encoded where RFC 3986 requires it (existing `%XX` escapes kept), may carry a query after
+    /// `?`, cannot name another origin (`//host`, `scheme:`) and cannot climb above the base path with dot segments
+    /// (<doc:SecurityDefaults>); `query`, already encoded, is appended after the path's own.
+    /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)`` for an unusable base URL or a path that breaks
+    ///   those rules.
+    func url(forPath path: String, query: String = "") throws(SimpleNetworkingError) -> URL {
+        var text = try prefix.get()
+        try URLEncoding.refuseOriginChange(in: path)
+        let (rawPath, rawQuery) = URLEncoding.split(path)
+        let encodedPath = URLEncoding.encode(rawPath, allowing: URLEncoding.pathBytes)
+        text += try URLEncoding.resolvingDotSegments(encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
+        let pathQuery = rawQuery.map { URLEncoding.encode($0, allowing: URLEncoding.queryBytes) } ?? ""
+        switch (pathQuery.isEmpty, query.isEmpty) {
+        case (true, true): break
+        case (false, true): text += "?" + pathQuery
+        case (true, false): text += "?" + query
+        case (false, false): text += "?" + pathQuery + "&" + query
+        }
+        guard let url = URL(string: text), let origin = Origin(url), origin == self.origin else {
+            throw .invalidURL(reason: "the path does not form a valid URL with the base URL")
+        }
+        return url
     }
 }
