@@ -203,7 +203,8 @@ extension SimpleRequest {
     ) {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
-        var parts = state.withLock { $0.parts(timeout: client.configuration.attemptTimeout(requested: $0.timeout)) }
+        var parts = state.withLock { $0.parts }
+        parts.timeout = client.configuration.attemptTimeout(requested: parts.timeout)
         var clippedDeadline: TimeInterval?
         if let remaining = remaining(on: client, record: record), remaining < parts.timeout ?? .infinity {
             parts.timeout = remaining
@@ -278,7 +279,9 @@ extension SimpleRequest {
     ) async -> Outcome {
         let error = failure.withAttempts(record.history)
         end(id, record: record)
-        let (errorHandlers, completions) = state.withLock { ($0.errorHandlers, $0.completionHandlers) }
+        let (errorHandlers, completions) = state.withLock {
+            ($0.handlers.errorHandlers, $0.handlers.completionHandlers)
+        }
         await client.configuration.handlerQueue.run {
             for handler in errorHandlers { handler(error, error.response) }
             for completion in completions { completion() }

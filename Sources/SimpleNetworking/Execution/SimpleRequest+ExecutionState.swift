@@ -153,7 +153,7 @@ extension SimpleRequest.State {
         }
         self.record = record
         self.live = nil
-        progress?.finishUpdates()
+        parts.progress?.finishUpdates()
     }
 }
 

@@ -34,16 +34,12 @@ extension SimpleRequest {
         var request: HTTPRequest?
     }
 
-    /// What the handlers of one attempt read from the request, copied out of the lock.
-    private struct Handlers {
-        var status: HTTPStatusHandlers
-        var error: [ErrorHandler]
-        var success: [SuccessHandler]
-        var values: [ValueHandler]
-        var method: HTTPMethod
-        var headers: HTTPHeaders
+    /// What the handlers of one attempt read from the request, copied out of the lock: its handlers, and the parts
+    /// the retry policy looks at.
+    private struct HandlingSnapshot {
+        var handlers: Handlers
+        var parts: Parts
         var retryPolicy: RetryPolicy?
-        var requestID: UUID
         /// The execution was cancelled before its handlers ran.
         var cancelled: Bool
     }
@@ -57,7 +53,7 @@ extension SimpleRequest {
         let transformed = transformedValue(of: outcome, on: client, context: context)
         // A 2xx of a request without handlers runs none of the app's code, so it is decided here, in the execution's
         // task: the job on the handler queue would cost two thread switches per request and change nothing.
-        if case .success(let response) = outcome, response.isSuccess, state.withLock({ !$0.hasHandlers }) {
+        if case .success(let response) = outcome, response.isSuccess, state.withLock({ !$0.handlers.hasHandlers }) {
             return decide(outcome, transformed: transformed, on: client, execution: id, context: context)
         }
         return await client.configuration.handlerQueue.run {
@@ -71,20 +67,18 @@ extension SimpleRequest {
         _ outcome: Outcome, transformed: TransformResult?, on client: SimpleNetworking, execution id: Int,
         context: HandlingContext
     ) -> Decision {
-        let handlers = state.withLock { state in
+        let snapshot = state.withLock { state in
             state.live?.isHandling = true
             state.live?.requestedRetry = nil
-            return Handlers(
-                status: state.statusHandlers, error: state.errorHandlers, success: state.successHandlers,
-                values: state.valueHandlers, method: state.method, headers: state.headers,
-                retryPolicy: state.retryPolicy, requestID: state.safety.requestID,
+            return HandlingSnapshot(
+                handlers: state.handlers, parts: state.parts, retryPolicy: state.retryPolicy,
                 cancelled: state.live?.task.isCancelled ?? false)
         }
         let decision = settle(
-            handle(outcome, transformed: transformed, with: handlers, on: client, context: context),
+            handle(outcome, transformed: transformed, with: snapshot, on: client, context: context),
             execution: id, record: context.record)
         if case .finish = decision {
-            for completion in state.withLock({ $0.completionHandlers }) { completion() }
+            for completion in state.withLock({ $0.handlers.completionHandlers }) { completion() }
         }
         return decision
     }
@@ -120,12 +114,12 @@ extension SimpleRequest {
     /// With a transform step, a 2xx whose transform threw goes to the error handlers instead; otherwise the success
     /// handlers of the response run, then those of the value.
     private func handle(
-        _ result: Outcome, transformed: TransformResult?, with handlers: Handlers, on client: SimpleNetworking,
+        _ result: Outcome, transformed: TransformResult?, with snapshot: HandlingSnapshot, on client: SimpleNetworking,
         context: HandlingContext
     ) -> HandlersResult {
         let history = context.record.history
         var outcome =
-            handlers.cancelled
+            snapshot.cancelled
             ? .failure(.cancelled)
             : result.map { response in
                 var response = response
@@ -135,7 +129,7 @@ extension SimpleRequest {
             }
         outcome = outcome.mapError { $0.withAttempts(history) }
         if case .success(let response) = outcome {
-            for handler in handlers.status[response.statusCode] ?? [] where !handler(self, response) {
+            for handler in snapshot.handlers.statusHandlers[response.statusCode] ?? [] where !handler(self, response) {
                 return .stopped(response)
             }
         }
@@ -143,13 +137,15 @@ extension SimpleRequest {
             outcome = .failure(.deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: history))
         } else if case .success(let response) = outcome, response.isSuccess {
             if case .failure(let error) = transformed {
-                for handler in handlers.error { handler(error, response) }
+                for handler in snapshot.handlers.errorHandlers { handler(error, response) }
                 return .handled(.failure(error))
             }
-            for handler in handlers.success { handler(response) }
-            if case .success(let value) = transformed { for handler in handlers.values { handler(value) } }
+            for handler in snapshot.handlers.successHandlers { handler(response) }
+            if case .success(let value) = transformed {
+                for handler in snapshot.handlers.valueHandlers { handler(value) }
+            }
             return .handled(outcome)
-        } else if let retry = policyRetry(after: outcome, with: handlers, on: client, context: context) {
+        } else if let retry = policyRetry(after: outcome, with: snapshot, on: client, context: context) {
             return .policyRetry(retry)
         }
         let error: SimpleNetworkingError
@@ -159,7 +155,7 @@ extension SimpleRequest {
             if case .failure(let typed) = transformed { error = typed } else { error = .unacceptableStatus(response) }
         case .failure(let failure): error = failure
         }
-        for handler in handlers.error { handler(error, error.response) }
+        for handler in snapshot.handlers.errorHandlers { handler(error, error.response) }
         return .handled(.failure(error))
     }
 
@@ -169,7 +165,7 @@ extension SimpleRequest {
     private func transformedValue(of outcome: Outcome, on client: SimpleNetworking, context: HandlingContext)
         -> TransformResult?
     {
-        guard case .success(var response) = outcome, let transform = state.withLock({ $0.transform }) else {
+        guard case .success(var response) = outcome, let transform = state.withLock({ $0.handlers.transform }) else {
             return nil
         }
         response.attempts = context.record.history
@@ -192,22 +188,22 @@ extension SimpleRequest {
 
     /// Whether some of a response stream's body has been accepted for its reader: a retry would send it again.
     private var hasStreamedBody: Bool {
-        guard case .stream(let stream) = state.withLock({ $0.receiving }) else { return false }
+        guard case .stream(let stream) = state.withLock({ $0.parts.receiving }) else { return false }
         return stream.hasStarted
     }
 
     /// Asks the retry policy, the deadline and the retry budget, in that order; the budget token is taken last, so
     /// nothing after it can refuse the retry.
     private func policyRetry(
-        after outcome: Outcome, with handlers: Handlers, on client: SimpleNetworking, context: HandlingContext
+        after outcome: Outcome, with snapshot: HandlingSnapshot, on client: SimpleNetworking, context: HandlingContext
     ) -> Retry? {
         let configuration = client.configuration
-        let policy = handlers.retryPolicy ?? configuration.retryPolicy
+        let policy = snapshot.retryPolicy ?? configuration.retryPolicy
         let now = configuration.clock.now()
         let record = context.record
-        guard !handlers.cancelled, state.withLock({ $0.live?.requestedRetry == nil }), !hasStreamedBody,
+        guard !snapshot.cancelled, state.withLock({ $0.live?.requestedRetry == nil }), !hasStreamedBody,
             let delay = policy.retryDelay(
-                afterAttempt: record.attempts, method: handlers.method, headers: handlers.headers,
+                afterAttempt: record.attempts, method: snapshot.parts.method, headers: snapshot.parts.headers,
                 outcome: outcome, now: now, random: configuration.random.next())
         else { return nil }
         if let remaining = remaining(on: client, record: record), delay >= remaining { return nil }
@@ -215,7 +211,7 @@ extension SimpleRequest {
         if let request = context.request {
             client.emit(
                 .retryScheduled(attempt: record.attempts + 1, delay: delay), for: request,
-                requestID: handlers.requestID)
+                requestID: snapshot.parts.safety.requestID)
         }
         return Retry(countsAgainstLimit: false, delay: delay, tookBudgetToken: true)
     }

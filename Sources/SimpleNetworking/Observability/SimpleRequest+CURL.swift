@@ -27,7 +27,7 @@ extension SimpleRequest {
     public func cURLDescription(on client: SimpleNetworking, redactingSecrets: Bool = true)
         throws(SimpleNetworkingError) -> String
     {
-        var parts = state.withLock { $0.parts(timeout: $0.timeout) }
+        var parts = state.withLock { $0.parts }
         if case .multipart(let form) = parts.body, form.streamsFromDisk {
             // Not read here: a form with large files is only written out when it is sent.
             parts.body = .data(Data("<multipart/form-data with large files>".utf8), "multipart/form-data")

@@ -22,7 +22,7 @@ extension SimpleRequest {
         guard JSONSerialization.isValidJSONObject(object),
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         else {
-            state.withLock { $0.body = .unusable(reason: reason) }
+            state.withLock { $0.parts.body = .unusable(reason: reason) }
             return self
         }
         return body(data, contentType: .json)
@@ -49,7 +49,7 @@ extension SimpleRequest {
             let fields = try FormFields.of(value, encoder: encoder)
             return body(Data(FormFields.encoded(fields).utf8), contentType: .formURLEncoded)
         } catch {
-            state.withLock { $0.body = .unusable(reason: error.invalidReason) }
+            state.withLock { $0.parts.body = .unusable(reason: error.invalidReason) }
             return self
         }
     }
@@ -72,9 +72,9 @@ extension SimpleRequest {
     public func query<Value: Encodable>(from value: Value, encoder: JSONEncoder = JSONEncoder()) -> Self {
         do throws(SimpleNetworkingError) {
             let items = try FormFields.of(value, encoder: encoder).map { QueryItem(name: $0.name, value: $0.value) }
-            state.withLock { $0.queryItems.append(contentsOf: items) }
+            state.withLock { $0.parts.queryItems.append(contentsOf: items) }
         } catch {
-            state.withLock { $0.buildProblem = $0.buildProblem ?? error }
+            state.withLock { $0.parts.buildProblem = $0.parts.buildProblem ?? error }
         }
         return self
     }

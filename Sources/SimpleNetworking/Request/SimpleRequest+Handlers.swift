@@ -58,7 +58,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(httpStatus statuses: ClosedRange<Int>, _ handler: @escaping HTTPStatusHandlers.Handler) -> Self {
-        state.withLock { $0.statusHandlers.append(statuses, handler) }
+        state.withLock { $0.handlers.statusHandlers.append(statuses, handler) }
         return self
     }
 
@@ -87,7 +87,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(error handler: @escaping @Sendable (SimpleNetworkingError, SimpleResponse?) -> Void) -> Self {
-        state.withLock { $0.errorHandlers.append(handler) }
+        state.withLock { $0.handlers.errorHandlers.append(handler) }
         return self
     }
 
@@ -96,7 +96,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(success handler: @escaping @Sendable (SimpleResponse) -> Void) -> Self {
-        state.withLock { $0.successHandlers.append(handler) }
+        state.withLock { $0.handlers.successHandlers.append(handler) }
         return self
     }
 
@@ -105,7 +105,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(completion handler: @escaping @Sendable () -> Void) -> Self {
-        state.withLock { $0.completionHandlers.append(handler) }
+        state.withLock { $0.handlers.completionHandlers.append(handler) }
         return self
     }
 }

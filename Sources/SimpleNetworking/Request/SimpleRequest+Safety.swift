@@ -16,7 +16,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func redirects(_ policy: RedirectPolicy) -> Self {
-        state.withLock { $0.safety.redirectPolicy = policy }
+        state.withLock { $0.parts.safety.redirectPolicy = policy }
         return self
     }
 
@@ -29,7 +29,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func maximumResponseBodySize(_ bytes: Int) -> Self {
-        state.withLock { $0.safety.maximumResponseBodySize = max(0, bytes) }
+        state.withLock { $0.parts.safety.maximumResponseBodySize = max(0, bytes) }
         return self
     }
 }

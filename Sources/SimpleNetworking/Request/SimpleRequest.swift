@@ -38,13 +38,13 @@ public final class SimpleRequest: @unchecked Sendable {
     }
 
     /// The HTTP method.
-    public var method: HTTPMethod { state.withLock { $0.method } }
+    public var method: HTTPMethod { state.withLock { $0.parts.method } }
 
     /// The headers set on this request; the client's default headers are merged in when each attempt is sent.
-    public var headers: HTTPHeaders { state.withLock { $0.headers } }
+    public var headers: HTTPHeaders { state.withLock { $0.parts.headers } }
 
     /// The status handlers registered so far, so a subclass can see whether one for a status is already there.
-    public var httpStatusHandlers: HTTPStatusHandlers { state.withLock { $0.statusHandlers } }
+    public var httpStatusHandlers: HTTPStatusHandlers { state.withLock { $0.handlers.statusHandlers } }
 
     /// The client this request is bound to or last ran on.
     public var client: SimpleNetworking? { state.withLock { $0.client } }
@@ -79,7 +79,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func header(_ name: String, _ value: String?) -> Self {
-        update { $0.headers[name] = value }
+        update { $0.parts.headers[name] = value }
     }
 
     /// Appends a query parameter, percent-encoded so that any character is sent literally.
@@ -89,7 +89,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func query(_ name: String, _ value: String?) -> Self {
-        update { $0.queryItems.append(QueryItem(name: name, value: value)) }
+        update { $0.parts.queryItems.append(QueryItem(name: name, value: value)) }
     }
 
     /// Sets the `Accept` header.
@@ -109,7 +109,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func timeout(_ seconds: TimeInterval) -> Self {
-        update { $0.timeout = seconds > 0 ? seconds : nil }
+        update { $0.parts.timeout = seconds > 0 ? seconds : nil }
     }
 
     /// Sets how many times ``retry()`` may run this request again in one execution.
@@ -133,7 +133,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func body(_ data: Data, contentType: MediaType? = .octetStream) -> Self {
-        update { $0.body = .data(data, contentType) }
+        update { $0.parts.body = .data(data, contentType) }
     }
 
     /// Sets a text body, encoded as UTF-8.
@@ -159,7 +159,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func body<Value: Encodable & Sendable>(json value: Value) -> Self {
-        update { $0.body = .json(value) }
+        update { $0.parts.body = .json(value) }
     }
 }
 
@@ -197,32 +197,17 @@ extension SimpleRequest {
         }
     }
 
-    /// Everything mutable about a request.
+    /// Everything mutable about a request: what it sends, its handlers, and its executions.
     struct State: Sendable {
-        var method: HTTPMethod
-        var target: Target
-        var queryItems: [QueryItem] = []
-        /// Why the request as built cannot be sent (query parameters from a value that is not a flat object, an
-        /// endpoint path that does not form a URL); the request fails with it and nothing is sent.
-        var buildProblem: SimpleNetworkingError?
-        var headers: HTTPHeaders = [:]
-        var body: Body?
-        var timeout: TimeInterval?
+        /// What each attempt is built from: the one copy of the request's fields.
+        var parts: Parts
+        /// What happens with the answer.
+        var handlers = Handlers()
         var maximumRetries: Int?
-        var statusHandlers = HTTPStatusHandlers()
-        var errorHandlers: [ErrorHandler] = []
-        var successHandlers: [SuccessHandler] = []
-        /// The transform step of a ``TransformedRequest``, and the success handlers of its value.
-        var transform: Transform?
-        var valueHandlers: [ValueHandler] = []
+        var retryPolicy: RetryPolicy?
+        var deadline: TimeInterval?
         /// The value the transform step gave the last 2xx response, for ``TransformedRequest/value()``.
         var transformedValue: (any Sendable)?
-        var completionHandlers: [CompletionHandler] = []
-        /// Whether any handler was added; a 2xx without them is decided without the handler queue.
-        var hasHandlers: Bool {
-            !statusHandlers.isEmpty || !errorHandlers.isEmpty || !successHandlers.isEmpty || !valueHandlers.isEmpty
-                || !completionHandlers.isEmpty
-        }
         var client: SimpleNetworking?
         /// What the current or last execution has done, as its loop last published it.
         var record = ExecutionRecord()
@@ -233,34 +218,47 @@ extension SimpleRequest {
         /// An execution ended while waiting for `super` in ``SimpleNetworking/execute(request:)``: a late `super`
         /// call for it is ignored.
         var unansweredGoAhead = false
-        var safety = SafetySettings()
-        var retryPolicy: RetryPolicy?
-        var deadline: TimeInterval?
         /// Statuses ``SimpleNetworking/reauthenticate(_:on:)`` has installed a handler for.
         var reauthenticationStatuses: Set<Int> = []
+
+        init(method: HTTPMethod, target: Target) {
+            parts = Parts(method: method, target: target)
+        }
+
+    }
+
+    /// The fields of a request that an attempt is built from, and where its answer's body goes.
+    struct Parts: Sendable {
+        var method: HTTPMethod
+        var target: Target
+        var queryItems: [QueryItem] = []
+        /// Why the request as built cannot be sent (query parameters from a value that is not a flat object, an
+        /// endpoint path that does not form a URL); the request fails with it and nothing is sent.
+        var buildProblem: SimpleNetworkingError?
+        var headers: HTTPHeaders = [:]
+        var body: Body?
+        var timeout: TimeInterval?
+        var safety = SafetySettings()
         /// Reports upload and download progress, once a handler or a sequence asked for it.
         var progress: ProgressReporter?
         /// Where the body of a 2xx response goes instead of memory, for a download or a response stream.
         var receiving: Receiving?
-
-        init(method: HTTPMethod, target: Target) {
-            self.method = method
-            self.target = target
-        }
     }
 
-    /// The parts of a request needed to send one attempt, copied out of the lock.
-    struct Parts: Sendable {
-        var method: HTTPMethod
-        var target: Target
-        var queryItems: [QueryItem]
-        var buildProblem: SimpleNetworkingError?
-        var headers: HTTPHeaders
-        var body: Body?
-        var timeout: TimeInterval?
-        var safety = SafetySettings()
-        var progress: ProgressReporter?
-        var receiving: Receiving?
+    /// The handlers of a request, in the order they were added, and its transform step.
+    struct Handlers: Sendable {
+        var statusHandlers = HTTPStatusHandlers()
+        var errorHandlers: [ErrorHandler] = []
+        var successHandlers: [SuccessHandler] = []
+        /// The transform step of a ``TransformedRequest``, and the success handlers of its value.
+        var transform: Transform?
+        var valueHandlers: [ValueHandler] = []
+        var completionHandlers: [CompletionHandler] = []
+        /// Whether any handler was added; a 2xx without them is decided without the handler queue.
+        var hasHandlers: Bool {
+            !statusHandlers.isEmpty || !errorHandlers.isEmpty || !successHandlers.isEmpty || !valueHandlers.isEmpty
+                || !completionHandlers.isEmpty
+        }
     }
 
     /// Where the body of a 2xx response goes instead of memory.
@@ -269,14 +267,5 @@ extension SimpleRequest {
         case file(URL)
         /// To a response stream (``SimpleRequest/chunks(bufferSize:)``).
         case stream(ResponseStream)
-    }
-}
-
-extension SimpleRequest.State {
-    /// What one attempt sends, with `timeout` for it.
-    func parts(timeout: TimeInterval?) -> SimpleRequest.Parts {
-        SimpleRequest.Parts(
-            method: method, target: target, queryItems: queryItems, buildProblem: buildProblem, headers: headers,
-            body: body, timeout: timeout, safety: safety, progress: progress, receiving: receiving)
     }
 }

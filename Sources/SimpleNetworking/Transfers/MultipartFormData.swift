@@ -226,7 +226,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func body(multipart form: MultipartFormData) -> Self {
-        state.withLock { $0.body = .multipart(form) }
+        state.withLock { $0.parts.body = .multipart(form) }
         return self
     }
 
@@ -247,7 +247,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func body(fileAt file: URL, contentType: MediaType? = .octetStream) -> Self {
-        state.withLock { $0.body = .file(file, contentType) }
+        state.withLock { $0.parts.body = .file(file, contentType) }
         return self
     }
 }

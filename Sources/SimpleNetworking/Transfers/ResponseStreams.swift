@@ -220,7 +220,7 @@ final class StreamReader: Sendable {
                 .failure(.invalidRequest(reason: "the request is not bound to a client; bind it with api.get(...)")))
             return stream
         }
-        request.state.withLock { $0.receiving = .stream(stream) }
+        request.state.withLock { $0.parts.receiving = .stream(stream) }
         guard let execution = request.start(on: client) else {
             stream.finish(.failure(.requestInProgress))
             return stream
@@ -229,7 +229,7 @@ final class StreamReader: Sendable {
             stream.finish(await execution.value)
             // A later run of the request keeps its body in memory again.
             request.state.withLock { state in
-                if case .stream(let current) = state.receiving, current === stream { state.receiving = nil }
+                if case .stream(let current) = state.parts.receiving, current === stream { state.parts.receiving = nil }
             }
         }
         return stream

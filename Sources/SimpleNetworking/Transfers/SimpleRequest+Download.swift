@@ -45,11 +45,13 @@ extension SimpleRequest {
         guard destination.isFileURL else {
             throw .invalidRequest(reason: "the download destination must be a file URL")
         }
-        state.withLock { $0.receiving = .file(destination) }
+        state.withLock { $0.parts.receiving = .file(destination) }
         // A later run of the request keeps its body in memory again.
         defer {
             state.withLock { state in
-                if case .file(let current) = state.receiving, current == destination { state.receiving = nil }
+                if case .file(let current) = state.parts.receiving, current == destination {
+                    state.parts.receiving = nil
+                }
             }
         }
         return try await response(on: client)

@@ -69,9 +69,9 @@ extension SimpleRequest {
     /// The request's progress reporter, made the first time it is needed.
     var progressReporter: ProgressReporter {
         state.withLock { state in
-            if let reporter = state.progress { return reporter }
+            if let reporter = state.parts.progress { return reporter }
             let reporter = ProgressReporter()
-            state.progress = reporter
+            state.parts.progress = reporter
             return reporter
         }
     }

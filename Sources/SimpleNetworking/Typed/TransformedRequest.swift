@@ -87,9 +87,9 @@ extension SimpleRequest {
             return try? (decoder ?? client.configuration.decoder).decode(Failure.self, from: response.body)
         }
         state.withLock { state in
-            var transform = state.transform ?? Transform()
+            var transform = state.handlers.transform ?? Transform()
             transform.errorBody = step
-            state.transform = transform
+            state.handlers.transform = transform
         }
         return self
     }
@@ -99,10 +99,10 @@ extension SimpleRequest {
         _ step: @escaping @Sendable (SimpleResponse, SimpleNetworking) throws -> Value
     ) -> TransformedRequest<Value> {
         state.withLock { state in
-            var transform = state.transform ?? Transform()
+            var transform = state.handlers.transform ?? Transform()
             transform.value = { response, client in try step(response, client) }
-            state.transform = transform
-            state.valueHandlers = []
+            state.handlers.transform = transform
+            state.handlers.valueHandlers = []
         }
         return TransformedRequest(request: self)
     }
@@ -124,7 +124,7 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
     @discardableResult
     public func on(success handler: @escaping @Sendable (Value) -> Void) -> Self {
         request.state.withLock { state in
-            state.valueHandlers.append { value in
+            state.handlers.valueHandlers.append { value in
                 if let value = value as? Value { handler(value) }
             }
         }
