@@ -70,7 +70,7 @@ struct PathTemplateTests {
         let api = makeLoopbackClient(server)
         defer { api.close() }
         do {
-            _ = try await api.get(PathTemplate(template), path: values).response()
+            _ = try await api.get(template, path: values).response()
             Issue.record("expected invalidURL")
         } catch .invalidURL(let message) {
             #expect(message.contains(reason))
@@ -90,7 +90,7 @@ struct PathTemplateTests {
         defer { api.close() }
         let template: PathTemplate = "/orgs/{org}/repos/{repo}.json?page=2"
         #expect(try template.placeholders() == ["org", "repo"])
-        _ = try await api.delete(template, path: ["repo": "a b", "org": "x/y"]).response()
+        _ = try await api.delete(template.text, path: ["repo": "a b", "org": "x/y"]).response()
         #expect(server.requests.map(\.method) == ["DELETE"])
         #expect(server.requests.map(\.target) == ["/orgs/x%2Fy/repos/a%20b.json?page=2"])
     }

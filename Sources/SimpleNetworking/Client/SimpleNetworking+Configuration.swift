@@ -34,7 +34,7 @@ extension SimpleNetworking {
         public var timeout: TimeInterval = Configuration.defaultTimeout
         /// The default headers the client starts with. Default: none.
         public var defaultHeaders: HTTPHeaders = [:]
-        /// The decoder for ``SimpleRequest/decode(_:)``. Default: a plain `JSONDecoder`.
+        /// The decoder for ``SimpleRequest/decode(_:decoder:on:)``. Default: a plain `JSONDecoder`.
         public var decoder = JSONDecoder()
         /// The encoder for ``SimpleRequest/body(json:)``. Default: a plain `JSONEncoder`.
         public var encoder = JSONEncoder()

@@ -14,14 +14,31 @@ extension SimpleNetworking {
         SimpleRequest(method: method, path: path)
     }
 
-    /// Makes a request bound to this client; run it with ``SimpleRequest/response()`` or
+    /// Makes a request bound to this client; run it with ``SimpleRequest/response(on:)`` or
     /// ``SimpleRequest/execute(on:)``.
+    ///
+    /// With `values`, `path` is a ``PathTemplate``: each `{name}` placeholder is filled with its value, sent as one
+    /// percent-encoded path segment.
+    ///
+    /// ```swift
+    /// let user = try await api.get("/users/{id}", path: ["id": "42"]).decode(User.self)
+    /// ```
     /// - Parameters:
     ///   - method: The HTTP method.
-    ///   - path: The path below the base URL.
+    ///   - path: The path below the base URL; with `values`, a template with `{name}` placeholders.
+    ///   - values: A value for each placeholder of the template, or `nil` (the default): `path` is used as it is,
+    ///     braces included. A template that cannot be filled (as ``PathTemplate/path(with:)`` describes) makes the
+    ///     request fail with ``SimpleNetworkingError/invalidURL(reason:)`` when it runs, and nothing is sent.
     /// - Returns: The request.
-    public func request(_ method: HTTPMethod, _ path: String) -> SimpleRequest {
-        SimpleRequest(method: method, path: path).bind(to: self)
+    public func request(_ method: HTTPMethod, _ path: String, path values: [String: String]? = nil) -> SimpleRequest {
+        guard let values else { return SimpleRequest(method: method, path: path).bind(to: self) }
+        do throws(SimpleNetworkingError) {
+            return SimpleRequest(method: method, path: try PathTemplate(path).path(with: values)).bind(to: self)
+        } catch {
+            let request = SimpleRequest(method: method, path: path).bind(to: self)
+            request.state.withLock { $0.parts.buildProblem = error }
+            return request
+        }
     }
 
     /// Makes a request bound to this client for an absolute URL, bypassing the base URL on purpose.
@@ -61,18 +78,54 @@ extension SimpleNetworking {
     /// An unbound `HEAD`. - Parameter path: The path below the base URL. - Returns: The request.
     public static func head(_ path: String) -> SimpleRequest { request(.head, path) }
 
-    /// A `GET` bound to this client. - Parameter path: The path below the base URL. - Returns: The request.
-    public func get(_ path: String) -> SimpleRequest { request(.get, path) }
-    /// A `POST` bound to this client. - Parameter path: The path below the base URL. - Returns: The request.
-    public func post(_ path: String) -> SimpleRequest { request(.post, path) }
-    /// A `PUT` bound to this client. - Parameter path: The path below the base URL. - Returns: The request.
-    public func put(_ path: String) -> SimpleRequest { request(.put, path) }
-    /// A `PATCH` bound to this client. - Parameter path: The path below the base URL. - Returns: The request.
-    public func patch(_ path: String) -> SimpleRequest { request(.patch, path) }
-    /// A `DELETE` bound to this client. - Parameter path: The path below the base URL. - Returns: The request.
-    public func delete(_ path: String) -> SimpleRequest { request(.delete, path) }
-    /// A `HEAD` bound to this client. - Parameter path: The path below the base URL. - Returns: The request.
-    public func head(_ path: String) -> SimpleRequest { request(.head, path) }
+    /// A `GET` bound to this client, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - path: The path below the base URL; with `values`, a template with `{name}` placeholders.
+    ///   - values: A value for each placeholder, or `nil` (the default) for a plain path.
+    /// - Returns: The request.
+    public func get(_ path: String, path values: [String: String]? = nil) -> SimpleRequest {
+        request(.get, path, path: values)
+    }
+    /// A `POST` bound to this client, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - path: The path below the base URL; with `values`, a template with `{name}` placeholders.
+    ///   - values: A value for each placeholder, or `nil` (the default) for a plain path.
+    /// - Returns: The request.
+    public func post(_ path: String, path values: [String: String]? = nil) -> SimpleRequest {
+        request(.post, path, path: values)
+    }
+    /// A `PUT` bound to this client, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - path: The path below the base URL; with `values`, a template with `{name}` placeholders.
+    ///   - values: A value for each placeholder, or `nil` (the default) for a plain path.
+    /// - Returns: The request.
+    public func put(_ path: String, path values: [String: String]? = nil) -> SimpleRequest {
+        request(.put, path, path: values)
+    }
+    /// A `PATCH` bound to this client, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - path: The path below the base URL; with `values`, a template with `{name}` placeholders.
+    ///   - values: A value for each placeholder, or `nil` (the default) for a plain path.
+    /// - Returns: The request.
+    public func patch(_ path: String, path values: [String: String]? = nil) -> SimpleRequest {
+        request(.patch, path, path: values)
+    }
+    /// A `DELETE` bound to this client, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - path: The path below the base URL; with `values`, a template with `{name}` placeholders.
+    ///   - values: A value for each placeholder, or `nil` (the default) for a plain path.
+    /// - Returns: The request.
+    public func delete(_ path: String, path values: [String: String]? = nil) -> SimpleRequest {
+        request(.delete, path, path: values)
+    }
+    /// A `HEAD` bound to this client, as ``request(_:_:path:)`` makes.
+    /// - Parameters:
+    ///   - path: The path below the base URL; with `values`, a template with `{name}` placeholders.
+    ///   - values: A value for each placeholder, or `nil` (the default) for a plain path.
+    /// - Returns: The request.
+    public func head(_ path: String, path values: [String: String]? = nil) -> SimpleRequest {
+        request(.head, path, path: values)
+    }
 
     /// Configures and executes a `GET`.
     /// - Parameters:

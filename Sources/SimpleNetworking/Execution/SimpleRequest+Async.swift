@@ -1,29 +1,25 @@
 import Foundation
 
 extension SimpleRequest {
-    /// Runs a bound request (one made by `api.get(...)`) and returns its final response, after every handler and
-    /// retry.
+    /// Runs the request and returns its final response, after every handler and retry.
     ///
     /// Handlers registered on the request still run, in the usual order, before this returns. Cancelling the
     /// awaiting task cancels the request.
+    ///
+    /// ```swift
+    /// let response = try await api.get("/users/1").response()           // bound by api.get
+    /// let other = try await SimpleNetworking.get("/users/2").response(on: api)
+    /// ```
+    /// - Parameter client: The client to run on; `nil` (the default) for the client the request is bound to (one
+    ///   made by `api.get(...)`).
     /// - Returns: The 2xx response that reached the success handlers.
     /// - Throws: ``SimpleNetworkingError``: ``SimpleNetworkingError/unacceptableStatus(_:)`` for other statuses,
     ///   ``SimpleNetworkingError/stoppedByHandler(_:)`` when a status handler stopped the chain without retrying,
-    ///   ``SimpleNetworkingError/cancelled`` when cancelled, and ``SimpleNetworkingError/invalidRequest(reason:)``
-    ///   when the request is not bound to a client.
-    public func response() async throws(SimpleNetworkingError) -> SimpleResponse {
-        guard let client else {
-            throw .invalidRequest(reason: "the request is not bound to a client; use response(on:)")
-        }
-        return try await response(on: client)
-    }
-
-    /// Runs the request on `client` and returns its final response, after every handler and retry.
-    /// - Parameter client: The client to run on.
-    /// - Returns: The 2xx response that reached the success handlers.
-    /// - Throws: ``SimpleNetworkingError``, as ``response()`` describes, or
-    ///   ``SimpleNetworkingError/requestInProgress`` when the request is already running.
-    public func response(on client: SimpleNetworking) async throws(SimpleNetworkingError) -> SimpleResponse {
+    ///   ``SimpleNetworkingError/cancelled`` when cancelled, ``SimpleNetworkingError/requestInProgress`` when the
+    ///   request is already running, and ``SimpleNetworkingError/invalidRequest(reason:)`` when no client is given
+    ///   and the request is not bound to one.
+    public func response(on client: SimpleNetworking? = nil) async throws(SimpleNetworkingError) -> SimpleResponse {
+        let client = try self.client(given: client)
         guard let execution = start(on: client) else { throw .requestInProgress }
         let outcome = await withTaskCancellationHandler {
             await execution.value
@@ -33,62 +29,35 @@ extension SimpleRequest {
         return try outcome.get()
     }
 
-    /// Runs a bound request and decodes its body with the client's decoder.
-    /// - Parameter type: The type to decode.
-    /// - Returns: The decoded value.
-    /// - Throws: ``SimpleNetworkingError``, as ``response()`` describes, or
-    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)``.
-    public func decode<Value: Decodable>(_ type: Value.Type = Value.self) async throws(SimpleNetworkingError) -> Value {
-        guard let client else {
-            throw .invalidRequest(reason: "the request is not bound to a client; use decode(_:on:)")
-        }
-        return try await decode(type, on: client)
-    }
-
-    /// Runs the request on `client` and decodes its body with the client's decoder.
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - client: The client to run on.
-    /// - Returns: The decoded value.
-    /// - Throws: ``SimpleNetworkingError``, as ``response(on:)`` describes, or
-    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)``.
-    public func decode<Value: Decodable>(_ type: Value.Type = Value.self, on client: SimpleNetworking)
-        async throws(SimpleNetworkingError) -> Value
-    {
-        try await response(on: client).decode(type, decoder: client.configuration.decoder)
-    }
-
-    /// Runs a bound request and decodes its body with `decoder` instead of the client's.
+    /// Runs the request and decodes its final response's body: the one way to decode a request's answer.
     ///
     /// ```swift
+    /// let user = try await api.get("/users/1").decode(User.self)
+    ///
     /// let decoder = JSONDecoder()
     /// decoder.keyDecodingStrategy = .convertFromSnakeCase
-    /// let user = try await api.get("/users/1").decode(User.self, decoder: decoder)
+    /// let other = try await api.get("/users/2").decode(User.self, decoder: decoder)
     /// ```
     /// - Parameters:
     ///   - type: The type to decode.
-    ///   - decoder: The decoder for this request only.
+    ///   - decoder: The decoder for this request only; `nil` (the default) for the client's
+    ///     ``SimpleNetworking/Configuration/decoder``.
+    ///   - client: The client to run on; `nil` (the default) for the client the request is bound to.
     /// - Returns: The decoded value.
-    /// - Throws: ``SimpleNetworkingError``, as ``decode(_:)`` describes.
-    public func decode<Value: Decodable>(_ type: Value.Type = Value.self, decoder: JSONDecoder)
-        async throws(SimpleNetworkingError) -> Value
-    {
-        guard let client else {
-            throw .invalidRequest(reason: "the request is not bound to a client; use decode(_:decoder:on:)")
-        }
-        return try await decode(type, decoder: decoder, on: client)
+    /// - Throws: ``SimpleNetworkingError``, as ``response(on:)`` describes, or
+    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)``.
+    public func decode<Value: Decodable>(
+        _ type: Value.Type = Value.self, decoder: JSONDecoder? = nil, on client: SimpleNetworking? = nil
+    ) async throws(SimpleNetworkingError) -> Value {
+        let client = try self.client(given: client)
+        return try await response(on: client).decode(type, decoder: decoder ?? client.configuration.decoder)
     }
 
-    /// Runs the request on `client` and decodes its body with `decoder` instead of the client's.
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - decoder: The decoder for this request only.
-    ///   - client: The client to run on.
-    /// - Returns: The decoded value.
-    /// - Throws: ``SimpleNetworkingError``, as ``decode(_:on:)`` describes.
-    public func decode<Value: Decodable>(
-        _ type: Value.Type = Value.self, decoder: JSONDecoder, on client: SimpleNetworking
-    ) async throws(SimpleNetworkingError) -> Value {
-        try await response(on: client).decode(type, decoder: decoder)
+    /// The client a request runs on: the one given, else the one it is bound to.
+    private func client(given client: SimpleNetworking?) throws(SimpleNetworkingError) -> SimpleNetworking {
+        guard let client = client ?? self.client else {
+            throw .invalidRequest(reason: "the request is not bound to a client; pass one with on:")
+        }
+        return client
     }
 }

@@ -21,7 +21,7 @@ extension SimpleRequest {
     /// its error and the execution ends.
     ///
     /// Use it from a status handler for work that must finish before the retry, such as refreshing a token:
-    /// completion handlers and an awaiting ``response()`` wait for the retry instead of ending with
+    /// completion handlers and an awaiting ``response(on:)`` wait for the retry instead of ending with
     /// ``SimpleNetworkingError/stoppedByHandler(_:)``. ``cancel()`` stops the wait, and so does the deadline.
     /// - Parameter operation: The work to await before retrying.
     public func retry(after operation: @escaping @Sendable () async throws(SimpleNetworkingError) -> Void) {

@@ -2,8 +2,8 @@ import Foundation
 
 /// A request under construction: what to send, and the handlers that decide what happens with the answer.
 ///
-/// Builder methods return the request, so calls chain. Nothing is sent until ``execute(on:)``, ``response()`` or
-/// ``response(on:)``; after that the request can be retried with ``retry()`` and stopped with ``cancel()``.
+/// Builder methods return the request, so calls chain. Nothing is sent until ``execute(on:)``, ``response(on:)`` or
+/// ``decode(_:decoder:on:)``; after that the request can be retried with ``retry()`` and stopped with ``cancel()``.
 ///
 /// ```swift
 /// SimpleNetworking.get("/users/42")
@@ -55,7 +55,7 @@ public final class SimpleRequest: @unchecked Sendable {
     /// The attempts of the current execution so far, oldest first.
     public var attempts: [RequestAttempt] { state.withLock { $0.record.history } }
 
-    /// Binds the request to a client, so ``retry()`` and ``response()`` know where to run.
+    /// Binds the request to a client, so ``retry()`` and ``response(on:)`` know where to run.
     func bind(to client: SimpleNetworking) -> Self {
         state.withLock { $0.client = client }
         return self

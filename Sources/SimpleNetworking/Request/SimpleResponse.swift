@@ -61,7 +61,7 @@ public struct SimpleResponse: Sendable {
         String(data: body, encoding: textEncoding)
     }
 
-    /// Decodes the body as JSON into `type`: the one decoding path of the library, which ``SimpleRequest/decode(_:)``,
+    /// Decodes the body as JSON into `type`: the one decoding path of the library, which ``SimpleRequest/decode(_:decoder:on:)``,
     /// ``SimpleRequest/decoding(_:decoder:)`` and ``Endpoint`` responses all take.
     ///
     /// ```swift

@@ -72,7 +72,7 @@ public struct ResponseChunks: AsyncSequence, Sendable {
 
         /// The next piece of the body, waiting for it to arrive.
         /// - Returns: The piece, or `nil` once the whole body has been read.
-        /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response()`` describes, and
+        /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response(on:)`` describes, and
         ///   ``SimpleNetworkingError/streamBufferFull(limit:)``.
         public mutating func next() async throws(SimpleNetworkingError) -> Data? {
             try await reader.next()

@@ -23,7 +23,7 @@ extension SimpleRequest {
     /// ```
     /// - Parameter destination: The file URL to write; its directory must exist.
     /// - Returns: The 2xx response, with an empty ``SimpleResponse/body`` and ``SimpleResponse/fileURL`` set.
-    /// - Throws: ``SimpleNetworkingError``, as ``response()`` describes, or
+    /// - Throws: ``SimpleNetworkingError``, as ``response(on:)`` describes, or
     ///   ``SimpleNetworkingError/fileFailed(reason:)`` when the file cannot be written or moved into place.
     public func download(to destination: URL) async throws(SimpleNetworkingError) -> SimpleResponse {
         guard let client else {

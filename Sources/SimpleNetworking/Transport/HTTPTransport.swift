@@ -51,7 +51,7 @@ extension HTTPTransport {
     public func close() {}
 
     /// Sends `request` and collects its whole response in memory, counting the body's bytes as they arrive and
-    /// stopping at `options.maximumResponseBodySize`: the layer above the transport that ``SimpleRequest/response()``
+    /// stopping at `options.maximumResponseBodySize`: the layer above the transport that ``SimpleRequest/response(on:)``
     /// and decoding use.
     /// - Parameters:
     ///   - request: The request, already validated, with every header merged in.

@@ -48,7 +48,7 @@ extension SimpleNetworking {
     /// ``NoContent`` returns without reading the body, so a 204 or an empty body is fine there.
     /// - Parameter endpoint: The endpoint.
     /// - Returns: The decoded response.
-    /// - Throws: ``SimpleNetworkingError``: as ``SimpleRequest/response()`` describes,
+    /// - Throws: ``SimpleNetworkingError``: as ``SimpleRequest/response(on:)`` describes,
     ///   ``SimpleNetworkingError/invalidURL(reason:)`` as ``request(for:method:)`` describes,
     ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` (for an empty body where a value is
     ///   expected too), ``SimpleNetworkingError/errorBody(_:response:)`` for a status outside 2xx whose body

@@ -19,7 +19,7 @@ extension SimpleRequest {
     /// The step runs once the response has arrived, before the handlers and never on the handler queue or the main
     /// thread, so decoding a large body cannot freeze an app. It may throw any error: a ``SimpleNetworkingError``
     /// arrives as it is, any other as ``SimpleNetworkingError/transformFailed(underlying:response:)``, at the error
-    /// handlers and at an awaiting ``TransformedRequest/value()`` or ``response()``. Otherwise the success handlers
+    /// handlers and at an awaiting ``TransformedRequest/value()`` or ``response(on:)``. Otherwise the success handlers
     /// of the response run, then those of the value. Completion handlers still run once per execution.
     /// ``SimpleResponse/decode(_:decoder:)`` inside the step uses the client's decoder.
     ///
@@ -170,7 +170,7 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
     /// let user = try await api.get("/users/1").decoding(User.self).value()
     /// ```
     /// - Returns: The value.
-    /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response()`` describes, including what the transform
+    /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response(on:)`` describes, including what the transform
     ///   step threw (an error of its own as ``SimpleNetworkingError/transformFailed(underlying:response:)``).
     public func value() async throws(SimpleNetworkingError) -> Value {
         request.state.withLock { $0.transformedValue = nil }
