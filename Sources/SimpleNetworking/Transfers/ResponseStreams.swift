@@ -187,19 +187,26 @@ final class StreamReader: Sendable {
 
     private let request: SimpleRequest
     private let bufferSize: Int
+    private let checkHead: ResponseStream.HeadCheck?
     private let state = Locked(State())
 
-    init(request: SimpleRequest, bufferSize: Int) {
+    /// - Parameter checkHead: Sees the head of the 2xx response before its body, and may refuse it (an event stream
+    ///   refuses a body that is not `text/event-stream`).
+    init(request: SimpleRequest, bufferSize: Int, checkHead: ResponseStream.HeadCheck? = nil) {
         self.request = request
         self.bufferSize = bufferSize
+        self.checkHead = checkHead
     }
+
+    /// The head of the 2xx response whose body the stream reads, once it has arrived.
+    var head: SimpleResponse? { state.withLock { $0.stream }?.head }
 
     func next() async throws(SimpleNetworkingError) -> Data? {
         let stream = try start()
         let result = await withTaskCancellationHandler {
             await stream.next()
         } onCancel: { [request] in
-            request.cancel()
+            request.cancelExecution()
         }
         if case .success(nil) = result { state.withLock { $0.ended = true } }
         if case .failure = result { state.withLock { $0.ended = true } }
@@ -210,7 +217,7 @@ final class StreamReader: Sendable {
     private func start() throws(SimpleNetworkingError) -> ResponseStream {
         let (stream, isNew) = state.withLock { state -> (ResponseStream, Bool) in
             if let stream = state.stream { return (stream, false) }
-            let stream = ResponseStream(capacity: bufferSize)
+            let stream = ResponseStream(capacity: bufferSize, checkHead: checkHead)
             state.stream = stream
             return (stream, true)
         }
@@ -237,7 +244,7 @@ final class StreamReader: Sendable {
 
     deinit {
         let (started, ended) = state.withLock { ($0.stream != nil, $0.ended) }
-        if started, !ended { request.cancel() }
+        if started, !ended { request.cancelExecution() }
     }
 }
 
@@ -252,19 +259,31 @@ final class ResponseStream: ResponseDestination {
         var writer: CheckedContinuation<Void, Never>?
         /// Some of the body has been accepted for the reader, handed over or buffered.
         var started = false
+        var head: SimpleResponse?
     }
+
+    /// Sees the head of a 2xx response before its body goes to the stream; what it throws ends the attempt.
+    typealias HeadCheck = @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
 
     private let capacity: Int
+    private let checkHead: HeadCheck?
     private let state = Locked(State())
 
-    init(capacity: Int) {
+    init(capacity: Int, checkHead: HeadCheck? = nil) {
         self.capacity = capacity
+        self.checkHead = checkHead
     }
+
+    /// The head of the latest 2xx response whose body comes to this stream.
+    var head: SimpleResponse? { state.withLock { $0.head } }
 
     /// Whether some of the body has been accepted for the reader: a retry would send its start again.
     var hasStarted: Bool { state.withLock { $0.started } }
 
-    func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {}
+    func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
+        state.withLock { $0.head = head }
+        try checkHead?(head)
+    }
 
     func write(_ bytes: Data) throws(SimpleNetworkingError) {
         guard !bytes.isEmpty else { return }
