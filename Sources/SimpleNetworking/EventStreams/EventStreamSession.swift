@@ -7,9 +7,10 @@ import Foundation
 /// One event source: the connections of an event stream, one after another, and the parser their bodies go through.
 ///
 /// Each connection is one execution of the request (``SimpleRequest/chunks(bufferSize:)``'s machinery): it goes
-/// through `execute(request:)`, its handlers, redirects, retry policy and re-authentication. Between connections the
-/// session waits the server's `retry` time, or backs off when connections keep failing, and sends the parser's last
-/// event ID as `Last-Event-ID`. The request's error, success and completion handlers are set aside while it runs, so
+/// through `execute(request:)`, its handlers, redirects, retry policy and re-authentication: the policy retries a
+/// connection that fails before its response begins, with its backoff, limits and the deadline. After a connection
+/// whose event stream began ends, the session waits the server's `retry` time and connects again with the parser's
+/// last event ID as `Last-Event-ID`. The request's error, success and completion handlers are set aside while it runs, so
 /// they do not run for each connection; they are put back when the stream ends.
 ///
 /// Owned by one iterator, used from one task at a time.
@@ -30,10 +31,6 @@ final class EventStreamSession {
     private var ended = false
     /// The wait before the next connection, once one is due.
     private var wait: TimeInterval?
-    /// Connections in a row that failed before their response began.
-    private var failuresInARow = 0
-    /// When the stream was last healthy (a connection's event stream ended, or the stream started), for the deadline.
-    private var unhealthySince: Date?
     private var setAside: SetAsideHandlers?
 
     /// The handlers that would run at the end of each connection's execution.
@@ -112,12 +109,6 @@ final class EventStreamSession {
         guard let client else { return }
         if let wait {
             self.wait = nil
-            if let deadline = request.deadline(on: client), let unhealthySince,
-                client.configuration.clock.now().addingTimeInterval(wait).timeIntervalSince(unhealthySince) > deadline
-            {
-                close()
-                throw .deadlineExceeded(seconds: deadline, attempts: request.attempts)
-            }
             do {
                 try await client.configuration.clock.sleep(wait)
             } catch {
@@ -169,7 +160,6 @@ final class EventStreamSession {
         self.options = options
         reconnects = options.reconnects(for: method)
         parser = EventStreamParser(maximumEventSize: options.maximumEventSize)
-        unhealthySince = client.configuration.clock.now()
     }
 
     /// Refuses a 2xx response that is not an event stream; a 204 passes (it ends the stream).
@@ -191,7 +181,6 @@ final class EventStreamSession {
         let expiry = watchdog?.stop()
         watchdog = nil
         parser.finish()
-        guard let client else { return }
         let healthy = head.map { $0.statusCode != 204 && Self.isEventStream($0) } ?? false
         // A 204 is the server's way to say "no more events": the stream ends.
         if head?.statusCode == 204, error == nil {
@@ -224,21 +213,12 @@ final class EventStreamSession {
             close()
             return
         }
-        let retryTime = parser.reconnectionTime.map { TimeInterval($0) / 1000 } ?? options.reconnectionTime
-        if healthy {
-            failuresInARow = 0
-            unhealthySince = client.configuration.clock.now()
-            wait = retryTime
-            return
-        }
-        failuresInARow += 1
-        let policy = request.state.withLock { $0.retryPolicy } ?? client.configuration.retryPolicy
-        guard failuresInARow < policy.maximumAttempts else {
+        // A connection that failed before its event stream began was already retried as the retry policy allows.
+        guard healthy else {
             close()
             throw failure ?? .transportFailed(TransportFailure(URLError(.networkConnectionLost)))
         }
-        let backoff = policy.backoff.delay(forRetry: failuresInARow, random: client.configuration.random.next())
-        wait = max(retryTime, backoff)
+        wait = parser.reconnectionTime.map { TimeInterval($0) / 1000 } ?? options.reconnectionTime
     }
 
     /// Puts the handlers set aside back on the request, once.

@@ -82,7 +82,9 @@ final class EventStreamWatchdog: Sendable {
                 guard !state.stopped else { return .done }
                 guard let limit = state.headArrived ? idleTimeout : headTimeout else { return .done }
                 let due = state.lastActivity &+ UInt64(min(max(limit, 0), 1e9) * 1e9)
-                guard now >= due else { return .sleep(due - now) }
+                // Before the head, wake within the idle timeout too: once the head arrives, that limit applies.
+                let idleLimit = state.headArrived ? nil : idleTimeout.map { UInt64(min(max($0, 0), 1e9) * 1e9) }
+                guard now >= due else { return .sleep(min(due - now, idleLimit ?? .max)) }
                 state.expired = state.headArrived ? .idle : .head
                 return .expire
             }

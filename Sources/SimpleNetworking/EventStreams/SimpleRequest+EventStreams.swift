@@ -19,11 +19,10 @@ extension SimpleRequest {
     /// When the connection ends (the body ends, the connection drops, the idle timeout passes) a stream that
     /// reconnects (``EventStreamOptions/reconnects``: idempotent methods by default) waits the server's latest
     /// `retry` time, or ``EventStreamOptions/reconnectionTime``, and connects again with `Last-Event-ID`, as a
-    /// browser's `EventSource` does. When connections keep failing before their response begins, it backs off as the
-    /// retry policy's ``RetryPolicy/backoff`` says, with jitter, and gives up after
-    /// ``RetryPolicy/maximumAttempts`` failures in a row or once the deadline (``deadline(_:)``) has passed since
-    /// the stream was last healthy; waits and jitter come from the client's clock and random source. A stream that
-    /// does not reconnect ends when its body ends.
+    /// browser's `EventSource` does; the wait comes from the client's clock. A connection that fails before its
+    /// response begins is retried as the retry policy says (``RetryPolicy/backoff`` with jitter from the client's
+    /// random source, ``RetryPolicy/maximumAttempts``, the deadline of ``deadline(_:)``); when the policy gives up,
+    /// the sequence throws the failure. A stream that does not reconnect ends when its body ends.
     ///
     /// The sequence ends when the server answers 204 No Content. It throws the error of a non-2xx response
     /// (``SimpleNetworkingError/unacceptableStatus(_:)``), ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx

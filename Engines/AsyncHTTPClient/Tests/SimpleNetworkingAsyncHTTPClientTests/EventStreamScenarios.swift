@@ -1,0 +1,1 @@
+../../../../Tests/SimpleNetworkingTests/EventStreamScenarios.swift
