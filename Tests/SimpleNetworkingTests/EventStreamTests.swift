@@ -4,12 +4,12 @@ import Testing
 struct EventStreamTests {
     let scenarios = EventStreamScenarios(makeTransport: { _ in nil })
 
-    @Test("Events arrive in order, with ids, types, multi-line data and comments skipped; the request asks for text/event-stream")
+    @Test("Events arrive in order, with ids, types and multi-line data; the request accepts them")
     func deliversEventsInOrder() async throws {
         try await scenarios.deliversEventsInOrder()
     }
 
-    @Test("A POST with a JSON body decodes each event with the client's decoder and ends on [DONE], closing the connection")
+    @Test("A POST with a JSON body decodes each event with the client's decoder and ends on [DONE], closing it")
     func decodesJSONUntilTheSentinel() async throws {
         try await scenarios.decodesJSONUntilTheSentinel()
     }
@@ -69,7 +69,7 @@ struct EventStreamTests {
         try await scenarios.cancellingTheTaskClosesTheConnection()
     }
 
-    @Test("An event past the maximum event size throws eventTooLarge after the events before it, and closes the connection")
+    @Test("An event past the maximum size throws eventTooLarge after the events before it and closes the connection")
     func anEventPastTheMaximumSizeThrows() async throws {
         try await scenarios.anEventPastTheMaximumSizeThrows()
     }
@@ -99,7 +99,7 @@ struct EventStreamTests {
         try await scenarios.handlersSeeEachEventThenTheEnd()
     }
 
-    @Test("cancel() stops an executed stream: error handlers get cancelled, completion runs once, the connection closes")
+    @Test("cancel() stops an executed stream: error handlers get cancelled, completion runs once")
     func cancelStopsAnExecutedStream() async throws {
         try await scenarios.cancelStopsAnExecutedStream()
     }
