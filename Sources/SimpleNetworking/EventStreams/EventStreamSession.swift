@@ -127,16 +127,13 @@ final class EventStreamSession {
             request: request, headTimeout: headTimeout, idleTimeout: options.idleTimeout)
         self.watchdog = watchdog
         reader = StreamReader(
-            request: request, bufferSize: Self.bufferSize,
+            request: request, bufferSize: SimpleRequest.defaultStreamBufferSize,
             checkHead: { head throws(SimpleNetworkingError) in
                 watchdog.headArrived()
                 try Self.check(head)
-            })
+            }, paced: false)
         watchdog.start()
     }
-
-    /// The bytes held for a slow reader: a transport that can pause reads no further ahead.
-    private static let bufferSize = 256 * 1024
 
     /// Sets the stream up on its first connection.
     private func begin() throws(SimpleNetworkingError) {

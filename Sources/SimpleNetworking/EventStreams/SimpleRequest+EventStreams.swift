@@ -28,12 +28,14 @@ extension SimpleRequest {
     /// (``SimpleNetworkingError/unacceptableStatus(_:)``), ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx
     /// response that is not `text/event-stream`, ``SimpleNetworkingError/eventTooLarge(limit:)``,
     /// ``SimpleNetworkingError/eventStreamIdle(seconds:)`` when a stream that does not reconnect goes silent, and
-    /// the failure of the last connection when it gives up. Leaving the loop or cancelling its task closes the
-    /// connection at once. The request's error, success and completion handlers do not run while the stream runs:
-    /// its errors are thrown.
+    /// the failure of the last connection when it gives up. The body is read as it arrives, on every transport, so
+    /// that no event before a dropped connection is lost: up to ``defaultStreamBufferSize`` waits for a reader that
+    /// falls behind, past that the stream throws ``SimpleNetworkingError/streamBufferFull(limit:)``. Leaving the
+    /// loop or cancelling its task closes the connection at once. The request's error, success and completion
+    /// handlers do not run while the stream runs: its errors are thrown.
     /// - Returns: The events, in order.
-    public func events() -> ServerSentEvents {
-        ServerSentEvents(request: self)
+    public func events() -> EventStream {
+        EventStream(request: self)
     }
 
     /// The request's response as a stream of server-sent events whose data is JSON, each decoded as `type` with the
@@ -52,9 +54,9 @@ extension SimpleRequest {
     /// - Returns: The decoded values, in order. An event whose data does not decode throws
     ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` and closes the connection.
     public func events<Value: Decodable>(decoding type: Value.Type, until sentinel: String? = nil)
-        -> DecodedServerSentEvents<Value>
+        -> DecodedEventStream<Value>
     {
-        DecodedServerSentEvents(request: self, sentinel: sentinel)
+        DecodedEventStream(request: self, sentinel: sentinel)
     }
 
     /// Sets how this request's event stream reconnects and what bounds it, instead of the client's
@@ -94,20 +96,14 @@ extension SimpleRequest {
 
     /// Runs the request as an event stream for its event handlers, unless one is running already.
     func startEventHandlers(on client: SimpleNetworking) {
-        let task = Task<Void, Never> { [self] in
-            await runEventHandlers(on: client)
-        }
-        let running = state.withLock { state -> Bool in
-            guard state.eventStreamTask == nil, state.live == nil else { return true }
+        state.withLock { state in
+            guard state.eventStreamTask == nil, state.live == nil else { return }
             state.client = client
-            state.eventStreamTask = task
-            return false
+            state.eventStreamTask = Task { [self] in await runEventHandlers(on: client) }
         }
-        if running { task.cancel() }
     }
 
     private func runEventHandlers(on client: SimpleNetworking) async {
-        guard !Task.isCancelled || state.withLock({ $0.eventStreamTask != nil }) else { return }
         let handlers = state.withLock { $0.eventHandlers }
         let queue = client.configuration.handlerQueue
         var failure: SimpleNetworkingError?

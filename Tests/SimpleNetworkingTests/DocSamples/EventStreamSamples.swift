@@ -112,3 +112,12 @@ struct EventStreamSampleTests {
         #expect(server.requests.first?.bodyText.contains(#""stream":true"#) == true)
     }
 }
+
+/// Event streams read from the main actor, as an app's view model does: the iterators need not be `Sendable`.
+@MainActor
+func readEventsOnTheMainActor(api: SimpleNetworking) async throws -> Int {
+    var count = 0
+    for try await _ in api.get("/feed").events() { count += 1 }
+    for try await _ in api.post("/chat").events(decoding: ChatChunk.self, until: "[DONE]") { count += 1 }
+    return count
+}

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The server-sent events of a response, as they arrive: ``SimpleRequest/events()``.
-public struct ServerSentEvents: AsyncSequence, Sendable {
+public struct EventStream: AsyncSequence, Sendable {
     /// An event.
     public typealias Element = ServerSentEvent
     /// What iterating can throw.
@@ -32,7 +32,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 }
 
 /// The server-sent events of a response, each one's data decoded: ``SimpleRequest/events(decoding:until:)``.
-public struct DecodedServerSentEvents<Value: Decodable>: AsyncSequence, Sendable {
+public struct DecodedEventStream<Value: Decodable>: AsyncSequence, Sendable {
     /// A decoded event.
     public typealias Element = Value
     /// What iterating can throw.
