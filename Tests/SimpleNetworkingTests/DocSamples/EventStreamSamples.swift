@@ -16,14 +16,16 @@ struct ChatChunk: Decodable {
     var delta: String
 }
 
-func streamAnswer(to question: String, on api: SimpleNetworking) async throws -> String {
+func streamAnswer(
+    to question: String, on api: SimpleNetworking, showing show: (String) -> Void = { _ in }
+) async throws -> String {
     var answer = ""
     let chunks = api.post("/v1/chat")
         .body(json: ChatRequest(model: "small", messages: [question]))
         .events(decoding: ChatChunk.self, until: "[DONE]")
     for try await chunk in chunks {
         answer += chunk.delta
-        print(chunk.delta, terminator: "")
+        show(answer)  // the answer so far, as it arrives
     }
     return answer
 }
