@@ -122,7 +122,7 @@ final class EventStreamSession {
         }
         let lastEventID = parser.lastEventID
         if !lastEventID.isEmpty { request.header("Last-Event-ID", lastEventID) }
-        let headTimeout = request.state.withLock { client.configuration.attemptTimeout(requested: $0.timeout) }
+        let headTimeout = request.state.withLock { client.configuration.attemptTimeout(requested: $0.parts.timeout) }
         let watchdog = EventStreamWatchdog(
             request: request, headTimeout: headTimeout, idleTimeout: options.idleTimeout)
         self.watchdog = watchdog
@@ -145,13 +145,14 @@ final class EventStreamSession {
         self.client = client
         let (options, method, handlers) = request.state.withLock { state in
             let handlers = SetAsideHandlers(
-                error: state.errorHandlers, success: state.successHandlers, completion: state.completionHandlers)
-            state.errorHandlers = []
-            state.successHandlers = []
-            state.completionHandlers = []
-            state.unboundedBody = true
-            if state.headers["Accept"] == nil { state.headers["Accept"] = "text/event-stream" }
-            return (state.eventStreamOptions ?? client.configuration.eventStreams, state.method, handlers)
+                error: state.handlers.errorHandlers, success: state.handlers.successHandlers,
+                completion: state.handlers.completionHandlers)
+            state.handlers.errorHandlers = []
+            state.handlers.successHandlers = []
+            state.handlers.completionHandlers = []
+            state.parts.unboundedBody = true
+            if state.parts.headers["Accept"] == nil { state.parts.headers["Accept"] = "text/event-stream" }
+            return (state.eventStreamOptions ?? client.configuration.eventStreams, state.parts.method, handlers)
         }
         setAside = handlers
         self.options = options
@@ -222,10 +223,10 @@ final class EventStreamSession {
     private func restoreHandlers() {
         guard let handlers = setAside.take() else { return }
         request.state.withLock { state in
-            state.errorHandlers = handlers.error + state.errorHandlers
-            state.successHandlers = handlers.success + state.successHandlers
-            state.completionHandlers = handlers.completion + state.completionHandlers
-            state.unboundedBody = false
+            state.handlers.errorHandlers = handlers.error + state.handlers.errorHandlers
+            state.handlers.successHandlers = handlers.success + state.handlers.successHandlers
+            state.handlers.completionHandlers = handlers.completion + state.handlers.completionHandlers
+            state.parts.unboundedBody = false
         }
     }
 }

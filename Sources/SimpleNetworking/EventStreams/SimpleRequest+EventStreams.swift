@@ -119,7 +119,7 @@ extension SimpleRequest {
         }
         let (errorHandlers, completions) = state.withLock { state in
             state.eventStreamTask = nil
-            return (state.errorHandlers, state.completionHandlers)
+            return (state.handlers.errorHandlers, state.handlers.completionHandlers)
         }
         await queue.run { [failure] in
             if let failure {

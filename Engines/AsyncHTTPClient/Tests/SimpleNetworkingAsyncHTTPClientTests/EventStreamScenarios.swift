@@ -1,1 +1,1 @@
-../../../../Tests/SimpleNetworkingTests/EventStreamScenarios.swift
+../../../../Tests/SimpleNetworkingTests/EventStreams/EventStreamScenarios.swift

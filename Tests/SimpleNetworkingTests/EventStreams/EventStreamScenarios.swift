@@ -64,8 +64,8 @@ struct EventStreamScenarios: Sendable {
         let api = makeClient(server)
         defer { api.close() }
         var text = ""
-        for try await token in api.post("/chat").body(json: Prompt(prompt: "hi"))
-            .events(decoding: Token.self, until: "[DONE]")
+        for try await token in api.post("/chat").body(json: ChatPrompt(prompt: "hi"))
+            .events(decoding: ChatToken.self, until: "[DONE]")
         {
             text += token.text
         }
@@ -83,14 +83,14 @@ struct EventStreamScenarios: Sendable {
         defer { api.close() }
         var texts: [String] = []
         let failure = await Self.failure {
-            for try await token in api.get("/chat").events(decoding: Token.self) { texts.append(token.text) }
+            for try await token in api.get("/chat").events(decoding: ChatToken.self) { texts.append(token.text) }
         }
         #expect(texts == ["ok"])
         guard case .decodingFailed(let type, _, let response)? = failure else {
             Issue.record("expected decodingFailed, got \(String(describing: failure))")
             return
         }
-        #expect(type == "Token")
+        #expect(type == "ChatToken")
         #expect(response?.statusCode == 200)
         #expect(await Self.eventually { server.openConnectionCount == 0 })
     }
@@ -130,13 +130,15 @@ struct EventStreamScenarios: Sendable {
         let api = makeClient(server) { $0.clock = Self.clock(recordingWaitsIn: waits) }
         defer { api.close() }
         var first: [String] = []
-        for try await event in api.post("/jobs").body(json: Prompt(prompt: "x")).events() { first.append(event.data) }
+        for try await event in api.post("/jobs").body(json: ChatPrompt(prompt: "x")).events() {
+            first.append(event.data)
+        }
         #expect(first == ["a"])
         #expect(server.requestCount == 1)
         #expect(waits.current.isEmpty)
 
         var second: [String] = []
-        let asked = api.post("/jobs").body(json: Prompt(prompt: "x"))
+        let asked = api.post("/jobs").body(json: ChatPrompt(prompt: "x"))
             .eventStream(EventStreamOptions(reconnects: true, reconnectionTime: 0.01))
         for try await event in asked.events() { second.append(event.data) }
         #expect(second == ["a"])
@@ -529,12 +531,12 @@ final class EventFeedAPI: SimpleNetworking, @unchecked Sendable {
 }
 
 /// A streamed chat's question.
-struct Prompt: Codable, Sendable {
+struct ChatPrompt: Codable, Sendable {
     var prompt: String
 }
 
 /// A streamed chat's piece of answer.
-struct Token: Codable, Sendable {
+struct ChatToken: Codable, Sendable {
     var text: String
 }
 
