@@ -49,6 +49,8 @@ public struct MockResponse: Sendable {
     public var chunked: Bool
     /// Faults to inject while writing this response.
     public var faults: [MockFault]
+    /// The steps of an event stream written instead of `body` (``eventStream(_:ending:headers:)``), and how it ends.
+    var eventStream: (steps: [MockEvent], end: MockEventStreamEnd)?
 
     /// Creates a response.
     /// - Parameters:

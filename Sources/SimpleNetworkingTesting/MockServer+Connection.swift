@@ -63,6 +63,9 @@ extension MockServerCore {
         }
         let canContinue = keepAlive && !closeRequested
         guard allowsBody && request.method != "HEAD" else { return canContinue }
+        if let (steps, end) = response.eventStream {
+            return writeEvents(steps, end: end, to: fd) && canContinue
+        }
         return writeBody(of: response, to: fd) && canContinue
     }
 

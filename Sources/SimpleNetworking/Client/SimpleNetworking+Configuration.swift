@@ -27,6 +27,10 @@ extension SimpleNetworking {
         public var clock: SimpleClock = .system
         /// The jitter source for backoff. Default: ``RandomSource/system``.
         public var random: RandomSource = .system
+        /// How event streams reconnect and what bounds them, unless a request sets its own with
+        /// ``SimpleRequest/eventStream(_:)``. Default: ``EventStreamOptions/init(reconnects:reconnectionTime:idleTimeout:maximumEventSize:)``
+        /// with its defaults.
+        public var eventStreams = EventStreamOptions()
         /// The time one attempt may take, in seconds, from sending to the last byte. Default: 60.
         ///
         /// Zero, negative values and NaN mean the default of 60 s; values above ``maximumTimeout``, infinity

@@ -62,6 +62,12 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// A line of an event stream, or the data of one of its events, passed `limit` bytes, so the stream was stopped
     /// rather than held in memory. Raise the maximum event size if the server's events are expected to be this large.
     case eventTooLarge(limit: Int)
+    /// A 2xx response to an event stream's request was not a `text/event-stream`, so the stream stopped without
+    /// reading its body and without reconnecting; the response carries its status and headers.
+    case notAnEventStream(SimpleResponse)
+    /// An event stream's connection sent nothing for `seconds` (the idle timeout of ``EventStreamOptions``) and the
+    /// stream does not reconnect, so it stopped.
+    case eventStreamIdle(seconds: TimeInterval)
     /// The client's transport cannot do what the request needs: stream a download, a response stream, an upload from
     /// a file or progress (see ``HTTPTransport/capabilities``), or send a request of this shape (URLSession on Linux
     /// cannot send to an IPv6 literal host, nor a body on GET or HEAD). `reason` names the transport. Nothing reached
@@ -71,7 +77,7 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// The response involved, when one arrived.
     public var response: SimpleResponse? {
         switch self {
-        case .unacceptableStatus(let response), .stoppedByHandler(let response):
+        case .unacceptableStatus(let response), .stoppedByHandler(let response), .notAnEventStream(let response):
             return response
         case .errorBody(_, let response), .transformFailed(_, let response):
             return response
@@ -81,7 +87,7 @@ public enum SimpleNetworkingError: Error, Sendable {
             .deadlineExceeded:
             return nil
         case .responseTooLarge, .redirectRefused, .tooManyRedirects, .fileFailed, .streamBufferFull, .eventTooLarge,
-            .unsupportedByTransport:
+            .eventStreamIdle, .unsupportedByTransport:
             return nil
         }
     }
@@ -182,6 +188,12 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .eventTooLarge(let limit):
             return "An event stream's line or event data passed the size limit of \(limit) bytes, so the stream was "
                 + "stopped; raise the maximum event size if the server's events are expected to be this large."
+        case .notAnEventStream(let response):
+            return "The \(Self.describe(status: response.statusCode)) response\(Self.where(response)) is not "
+                + "text/event-stream, so the event stream stopped; check the URL and the server's Content-Type."
+        case .eventStreamIdle(let seconds):
+            return "The event stream's connection sent nothing for \(seconds) s, so the stream stopped; raise its "
+                + "idle timeout, or let it reconnect."
         case .unsupportedByTransport(let reason):
             return "The transport cannot send this request, nothing was sent: \(reason)."
         }
@@ -232,6 +244,8 @@ extension SimpleNetworkingError: CustomReflectable {
         case .fileFailed: "fileFailed"
         case .streamBufferFull: "streamBufferFull"
         case .eventTooLarge: "eventTooLarge"
+        case .notAnEventStream: "notAnEventStream"
+        case .eventStreamIdle: "eventStreamIdle"
         case .unsupportedByTransport: "unsupportedByTransport"
         }
     }

@@ -27,20 +27,33 @@ extension SimpleRequest {
 
     /// Runs the request on `client`: the request goes through `client.execute(request:)`, so subclasses see it.
     ///
-    /// Executing a request that is already running has no effect; call ``cancel()`` first to start over.
+    /// Executing a request that is already running has no effect; call ``cancel()`` first to start over. A request
+    /// with ``on(event:)`` handlers runs as an event stream instead, until the stream ends.
     /// - Parameter client: The client to run on.
     /// - Returns: This request.
     @discardableResult
     public func execute(on client: SimpleNetworking) -> Self {
-        _ = start(on: client)
+        if state.withLock({ !$0.eventHandlers.isEmpty }) {
+            startEventHandlers(on: client)
+        } else {
+            _ = start(on: client)
+        }
         return self
     }
 
     /// Cancels the request: the attempt in flight or the wait before the next one stops, error handlers get
     /// ``SimpleNetworkingError/cancelled``, completion handlers run once, and no retry follows.
     ///
-    /// Cancelling a request that is not running has no effect.
+    /// Cancelling a request that is not running has no effect. An event stream run by ``execute(on:)`` closes its
+    /// connection and stops reconnecting.
     public func cancel() {
+        let (execution, events) = state.withLock { ($0.live?.task, $0.eventStreamTask) }
+        events?.cancel()
+        execution?.cancel()
+    }
+
+    /// Cancels the execution in flight only, not the event stream that runs it.
+    func cancelExecution() {
         state.withLock { $0.live?.task }?.cancel()
     }
 
@@ -204,9 +217,15 @@ extension SimpleRequest {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
         var parts = state.withLock { $0.parts }
-        parts.timeout = client.configuration.attemptTimeout(requested: parts.timeout)
+        // An event stream's body is bounded by its idle timeout, not by the attempt timeout nor the deadline.
+        parts.timeout =
+            parts.unboundedBody
+            ? SimpleNetworking.Configuration.maximumTimeout
+            : client.configuration.attemptTimeout(requested: parts.timeout)
         var clippedDeadline: TimeInterval?
-        if let remaining = remaining(on: client, record: record), remaining < parts.timeout ?? .infinity {
+        if !parts.unboundedBody, let remaining = remaining(on: client, record: record),
+            remaining < parts.timeout ?? .infinity
+        {
             parts.timeout = remaining
             clippedDeadline = deadline(on: client)
         }

@@ -220,6 +220,12 @@ extension SimpleRequest {
         var unansweredGoAhead = false
         /// Statuses ``SimpleNetworking/reauthenticate(_:on:)`` has installed a handler for.
         var reauthenticationStatuses: Set<Int> = []
+        /// The event stream settings this request asked for (``SimpleRequest/eventStream(_:)``).
+        var eventStreamOptions: EventStreamOptions?
+        /// The handlers of ``SimpleRequest/on(event:)``.
+        var eventHandlers: [@Sendable (ServerSentEvent) -> Void] = []
+        /// The task that runs the event handlers of an executed event stream, cancelled by ``SimpleRequest/cancel()``.
+        var eventStreamTask: Task<Void, Never>?
 
         init(method: HTTPMethod, target: Target) {
             parts = Parts(method: method, target: target)
@@ -243,6 +249,9 @@ extension SimpleRequest {
         var progress: ProgressReporter?
         /// Where the body of a 2xx response goes instead of memory, for a download or a response stream.
         var receiving: Receiving?
+        /// The body of a 2xx response may take as long as it takes: an event stream's connections, whose silence is
+        /// bounded by the stream's idle timeout instead of the attempt timeout.
+        var unboundedBody = false
     }
 
     /// The handlers of a request, in the order they were added, and its transform step.

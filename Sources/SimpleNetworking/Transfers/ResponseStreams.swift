@@ -29,8 +29,8 @@ extension SimpleRequest {
         ResponseBytes(chunks: chunks(bufferSize: bufferSize))
     }
 
-    /// The body of the request's 2xx response as lines of UTF-8 text, as they arrive, for server-sent events and
-    /// newline-delimited JSON; see ``chunks(bufferSize:)``.
+    /// The body of the request's 2xx response as lines of UTF-8 text, as they arrive, for newline-delimited JSON;
+    /// see ``chunks(bufferSize:)``. For server-sent events, ``events()`` parses the events and reconnects.
     ///
     /// Lines end at LF; a CR before it is dropped, and so is the LF. A last line without a line break is returned
     /// too; invalid UTF-8 is replaced with U+FFFD.
@@ -187,19 +187,29 @@ final class StreamReader: Sendable {
 
     private let request: SimpleRequest
     private let bufferSize: Int
+    private let checkHead: ResponseStream.HeadCheck?
+    private let paced: Bool
     private let state = Locked(State())
 
-    init(request: SimpleRequest, bufferSize: Int) {
+    /// - Parameter checkHead: Sees the head of the 2xx response before its body, and may refuse it (an event stream
+    ///   refuses a body that is not `text/event-stream`).
+    /// - Parameter paced: Whether a transport that can pause waits for the reader (see ``ResponseStream/isPaced``).
+    init(request: SimpleRequest, bufferSize: Int, checkHead: ResponseStream.HeadCheck? = nil, paced: Bool = true) {
         self.request = request
         self.bufferSize = bufferSize
+        self.checkHead = checkHead
+        self.paced = paced
     }
+
+    /// The head of the 2xx response whose body the stream reads, once it has arrived.
+    var head: SimpleResponse? { state.withLock { $0.stream }?.head }
 
     func next() async throws(SimpleNetworkingError) -> Data? {
         let stream = try start()
         let result = await withTaskCancellationHandler {
             await stream.next()
         } onCancel: { [request] in
-            request.cancel()
+            request.cancelExecution()
         }
         if case .success(nil) = result { state.withLock { $0.ended = true } }
         if case .failure = result { state.withLock { $0.ended = true } }
@@ -210,7 +220,7 @@ final class StreamReader: Sendable {
     private func start() throws(SimpleNetworkingError) -> ResponseStream {
         let (stream, isNew) = state.withLock { state -> (ResponseStream, Bool) in
             if let stream = state.stream { return (stream, false) }
-            let stream = ResponseStream(capacity: bufferSize)
+            let stream = ResponseStream(capacity: bufferSize, checkHead: checkHead, paced: paced)
             state.stream = stream
             return (stream, true)
         }
@@ -237,7 +247,7 @@ final class StreamReader: Sendable {
 
     deinit {
         let (started, ended) = state.withLock { ($0.stream != nil, $0.ended) }
-        if started, !ended { request.cancel() }
+        if started, !ended { request.cancelExecution() }
     }
 }
 
@@ -252,26 +262,46 @@ final class ResponseStream: ResponseDestination {
         var writer: CheckedContinuation<Void, Never>?
         /// Some of the body has been accepted for the reader, handed over or buffered.
         var started = false
+        var head: SimpleResponse?
     }
+
+    /// Sees the head of a 2xx response before its body goes to the stream; what it throws ends the attempt.
+    typealias HeadCheck = @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
 
     private let capacity: Int
+    private let checkHead: HeadCheck?
+    private let paced: Bool
     private let state = Locked(State())
 
-    init(capacity: Int) {
+    /// - Parameters:
+    ///   - capacity: The most bytes held for a slow reader.
+    ///   - checkHead: Sees the head of a 2xx response before its body.
+    ///   - paced: Whether a transport that can pause waits for the reader. An event stream takes every piece at
+    ///     once instead: AsyncHTTPClient drops the pieces it holds back when the connection then fails, and the
+    ///     events before a dropped connection must reach the reader.
+    init(capacity: Int, checkHead: HeadCheck? = nil, paced: Bool = true) {
         self.capacity = capacity
+        self.checkHead = checkHead
+        self.paced = paced
     }
+
+    /// The head of the latest 2xx response whose body comes to this stream.
+    var head: SimpleResponse? { state.withLock { $0.head } }
 
     /// Whether some of the body has been accepted for the reader: a retry would send its start again.
     var hasStarted: Bool { state.withLock { $0.started } }
 
-    func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {}
+    func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
+        state.withLock { $0.head = head }
+        try checkHead?(head)
+    }
 
     func write(_ bytes: Data) throws(SimpleNetworkingError) {
         guard !bytes.isEmpty else { return }
         try put(bytes, over: false)
     }
 
-    var isPaced: Bool { true }
+    var isPaced: Bool { paced }
 
     /// Waits while the buffer is full: a transport that can pause reads the network no faster than the reader. A
     /// piece larger than the whole buffer goes in alone, once the buffer is empty.

@@ -1,0 +1,1 @@
+../../../../Tests/SimpleNetworkingTests/EventStreams/EventStreamScenarios.swift

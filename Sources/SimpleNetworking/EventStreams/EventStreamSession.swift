@@ -1,0 +1,232 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One event source: the connections of an event stream, one after another, and the parser their bodies go through.
+///
+/// Each connection is one execution of the request (``SimpleRequest/chunks(bufferSize:)``'s machinery): it goes
+/// through `execute(request:)`, its handlers, redirects, retry policy and re-authentication: the policy retries a
+/// connection that fails before its response begins, with its backoff, limits and the deadline. After a connection
+/// whose event stream began ends, the session waits the server's `retry` time and connects again with the parser's
+/// last event ID as `Last-Event-ID`. The request's error, success and completion handlers are set aside while it runs, so
+/// they do not run for each connection; they are put back when the stream ends.
+///
+/// Owned by one iterator, used from one task at a time.
+final class EventStreamSession {
+    private let request: SimpleRequest
+    private var client: SimpleNetworking?
+    private var options = EventStreamOptions()
+    private var reconnects = false
+    private var parser = EventStreamParser(maximumEventSize: EventStreamOptions.defaultMaximumEventSize)
+    /// Events parsed but not yet returned, from `nextIndex` on; the array keeps its capacity.
+    private var pending: [ServerSentEvent] = []
+    private var nextIndex = 0
+    /// The failure to throw once the events parsed before it have been returned.
+    private var failure: SimpleNetworkingError?
+    private var reader: StreamReader?
+    private var watchdog: EventStreamWatchdog?
+    private var started = false
+    private var ended = false
+    /// The wait before the next connection, once one is due.
+    private var wait: TimeInterval?
+    private var setAside: SetAsideHandlers?
+
+    /// The handlers that would run at the end of each connection's execution.
+    struct SetAsideHandlers {
+        var error: [SimpleRequest.ErrorHandler]
+        var success: [SimpleRequest.SuccessHandler]
+        var completion: [SimpleRequest.CompletionHandler]
+    }
+
+    init(request: SimpleRequest) {
+        self.request = request
+    }
+
+    deinit {
+        watchdog?.stop()
+        restoreHandlers()
+    }
+
+    /// The head of the current connection's response, once it began.
+    var head: SimpleResponse? { reader?.head }
+
+    /// The next event, connecting and reconnecting as needed; `nil` once the stream ended.
+    func next() async throws(SimpleNetworkingError) -> ServerSentEvent? {
+        while true {
+            if nextIndex < pending.count {
+                defer { nextIndex += 1 }
+                return pending[nextIndex]
+            }
+            if nextIndex > 0 {
+                pending.removeAll(keepingCapacity: true)
+                nextIndex = 0
+            }
+            if let failure {
+                self.failure = nil
+                close()
+                throw failure
+            }
+            if ended { return nil }
+            if reader == nil { try await connect() }
+            guard let reader else { continue }
+            let result: Result<Data?, SimpleNetworkingError>
+            do throws(SimpleNetworkingError) {
+                result = .success(try await reader.next())
+            } catch {
+                result = .failure(error)
+            }
+            switch result {
+            case .success(let chunk?):
+                watchdog?.touch()
+                do throws(SimpleNetworkingError) {
+                    try parser.feed(chunk) { pending.append($0) }
+                } catch {
+                    failure = error
+                }
+            case .success(nil):
+                try connectionEnded(with: nil)
+            case .failure(let error):
+                try connectionEnded(with: error)
+            }
+        }
+    }
+
+    /// Ends the stream: closes the connection (if one is open) and puts the request's handlers back.
+    func close() {
+        ended = true
+        watchdog?.stop()
+        watchdog = nil
+        // Dropping the reader before the end of its body cancels its execution, which closes the connection.
+        reader = nil
+        restoreHandlers()
+    }
+
+    /// Opens the next connection, after the wait that is due.
+    private func connect() async throws(SimpleNetworkingError) {
+        if !started { try begin() }
+        guard let client else { return }
+        if let wait {
+            self.wait = nil
+            do {
+                try await client.configuration.clock.sleep(wait)
+            } catch {
+                close()
+                throw .cancelled
+            }
+        }
+        if Task.isCancelled {
+            close()
+            throw .cancelled
+        }
+        let lastEventID = parser.lastEventID
+        if !lastEventID.isEmpty { request.header("Last-Event-ID", lastEventID) }
+        let headTimeout = request.state.withLock { client.configuration.attemptTimeout(requested: $0.parts.timeout) }
+        let watchdog = EventStreamWatchdog(
+            request: request, headTimeout: headTimeout, idleTimeout: options.idleTimeout)
+        self.watchdog = watchdog
+        reader = StreamReader(
+            request: request, bufferSize: SimpleRequest.defaultStreamBufferSize,
+            checkHead: { head throws(SimpleNetworkingError) in
+                watchdog.headArrived()
+                try Self.check(head)
+            }, paced: false)
+        watchdog.start()
+    }
+
+    /// Sets the stream up on its first connection.
+    private func begin() throws(SimpleNetworkingError) {
+        started = true
+        guard let client = request.client else {
+            close()
+            throw .invalidRequest(reason: "the request is not bound to a client; bind it with api.get(...)")
+        }
+        self.client = client
+        let (options, method, handlers) = request.state.withLock { state in
+            let handlers = SetAsideHandlers(
+                error: state.handlers.errorHandlers, success: state.handlers.successHandlers,
+                completion: state.handlers.completionHandlers)
+            state.handlers.errorHandlers = []
+            state.handlers.successHandlers = []
+            state.handlers.completionHandlers = []
+            state.parts.unboundedBody = true
+            if state.parts.headers["Accept"] == nil { state.parts.headers["Accept"] = "text/event-stream" }
+            return (state.eventStreamOptions ?? client.configuration.eventStreams, state.parts.method, handlers)
+        }
+        setAside = handlers
+        self.options = options
+        reconnects = options.reconnects(for: method)
+        parser = EventStreamParser(maximumEventSize: options.maximumEventSize)
+    }
+
+    /// Refuses a 2xx response that is not an event stream; a 204 passes (it ends the stream).
+    private static func check(_ head: SimpleResponse) throws(SimpleNetworkingError) {
+        guard head.statusCode != 204 else { return }
+        guard isEventStream(head) else { throw .notAnEventStream(head) }
+    }
+
+    private static func isEventStream(_ head: SimpleResponse) -> Bool {
+        guard let type = head.headers["Content-Type"] else { return false }
+        let essence = type.split(separator: ";", maxSplits: 1).first ?? ""
+        return essence.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
+    }
+
+    /// A connection ended, with its body complete (`nil`) or `error`: stop, or plan the next connection.
+    private func connectionEnded(with error: SimpleNetworkingError?) throws(SimpleNetworkingError) {
+        let head = reader?.head
+        reader = nil
+        let expiry = watchdog?.stop()
+        watchdog = nil
+        parser.finish()
+        let healthy = head.map { $0.statusCode != 204 && Self.isEventStream($0) } ?? false
+        // A 204 is the server's way to say "no more events": the stream ends.
+        if head?.statusCode == 204, error == nil {
+            close()
+            return
+        }
+        var failure = error
+        if case .cancelled = error {
+            switch expiry {
+            case .head:
+                failure = .transportFailed(TransportFailure(URLError(.timedOut)))
+            case .idle:
+                failure = .eventStreamIdle(seconds: options.idleTimeout ?? 0)
+            case nil:
+                close()
+                throw .cancelled
+            }
+        }
+        let dropped: Bool
+        switch failure {
+        case nil: dropped = true
+        case .transportFailed?, .eventStreamIdle?: dropped = true
+        default: dropped = false
+        }
+        guard reconnects, dropped else {
+            if let failure {
+                close()
+                throw failure
+            }
+            close()
+            return
+        }
+        // A connection that failed before its event stream began was already retried as the retry policy allows.
+        guard healthy else {
+            close()
+            throw failure ?? .transportFailed(TransportFailure(URLError(.networkConnectionLost)))
+        }
+        wait = parser.reconnectionTime.map { TimeInterval($0) / 1000 } ?? options.reconnectionTime
+    }
+
+    /// Puts the handlers set aside back on the request, once.
+    private func restoreHandlers() {
+        guard let handlers = setAside.take() else { return }
+        request.state.withLock { state in
+            state.handlers.errorHandlers = handlers.error + state.handlers.errorHandlers
+            state.handlers.successHandlers = handlers.success + state.handlers.successHandlers
+            state.handlers.completionHandlers = handlers.completion + state.handlers.completionHandlers
+            state.parts.unboundedBody = false
+        }
+    }
+}

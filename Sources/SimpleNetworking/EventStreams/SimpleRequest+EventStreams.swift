@@ -1,0 +1,131 @@
+import Foundation
+
+extension SimpleRequest {
+    /// The request's response as a stream of server-sent events, read as they arrive.
+    ///
+    /// ```swift
+    /// for try await event in api.get("/feed").events() {
+    ///     print(event.event, event.data)
+    /// }
+    /// ```
+    ///
+    /// The request runs when the iteration starts, on the client it is bound to. Each connection goes through
+    /// ``SimpleNetworking/execute(request:)``, the status handlers, redirects, the retry policy and
+    /// re-authentication like any request; it asks for `text/event-stream` unless the request sets `Accept`. Its
+    /// body is read as the HTML standard's event-stream interpretation says, bounded by
+    /// ``EventStreamOptions/maximumEventSize``, and is not bounded by the attempt timeout: the idle timeout
+    /// (``EventStreamOptions/idleTimeout``) ends a silent connection instead.
+    ///
+    /// When the connection ends (the body ends, the connection drops, the idle timeout passes) a stream that
+    /// reconnects (``EventStreamOptions/reconnects``: idempotent methods by default) waits the server's latest
+    /// `retry` time, or ``EventStreamOptions/reconnectionTime``, and connects again with `Last-Event-ID`, as a
+    /// browser's `EventSource` does; the wait comes from the client's clock. A connection that fails before its
+    /// response begins is retried as the retry policy says (``RetryPolicy/backoff`` with jitter from the client's
+    /// random source, ``RetryPolicy/maximumAttempts``, the deadline of ``deadline(_:)``); when the policy gives up,
+    /// the sequence throws the failure. A stream that does not reconnect ends when its body ends.
+    ///
+    /// The sequence ends when the server answers 204 No Content. It throws the error of a non-2xx response
+    /// (``SimpleNetworkingError/unacceptableStatus(_:)``), ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx
+    /// response that is not `text/event-stream`, ``SimpleNetworkingError/eventTooLarge(limit:)``,
+    /// ``SimpleNetworkingError/eventStreamIdle(seconds:)`` when a stream that does not reconnect goes silent, and
+    /// the failure of the last connection when it gives up. The body is read as it arrives, on every transport, so
+    /// that no event before a dropped connection is lost: up to ``defaultStreamBufferSize`` waits for a reader that
+    /// falls behind, past that the stream throws ``SimpleNetworkingError/streamBufferFull(limit:)``. Leaving the
+    /// loop or cancelling its task closes the connection at once. The request's error, success and completion
+    /// handlers do not run while the stream runs: its errors are thrown.
+    /// - Returns: The events, in order.
+    public func events() -> EventStream {
+        EventStream(request: self)
+    }
+
+    /// The request's response as a stream of server-sent events whose data is JSON, each decoded as `type` with the
+    /// client's decoder (``SimpleNetworking/Configuration/decoder``); see ``events()``.
+    ///
+    /// ```swift
+    /// let tokens = api.post("/chat").body(json: question).events(decoding: Token.self, until: "[DONE]")
+    /// for try await token in tokens {
+    ///     print(token.text, terminator: "")
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - type: The type of each event's data.
+    ///   - sentinel: Data that ends the stream instead of being decoded, such as `"[DONE]"`; the connection is closed
+    ///     and the sequence ends. `nil` (the default) for none.
+    /// - Returns: The decoded values, in order. An event whose data does not decode throws
+    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` and closes the connection.
+    public func events<Value: Decodable>(decoding type: Value.Type, until sentinel: String? = nil)
+        -> DecodedEventStream<Value>
+    {
+        DecodedEventStream(request: self, sentinel: sentinel)
+    }
+
+    /// Sets how this request's event stream reconnects and what bounds it, instead of the client's
+    /// ``SimpleNetworking/Configuration/eventStreams``.
+    ///
+    /// ```swift
+    /// api.post("/jobs").body(json: job).eventStream(EventStreamOptions(reconnects: true)).events()
+    /// ```
+    /// - Parameter options: The options.
+    /// - Returns: This request.
+    @discardableResult
+    public func eventStream(_ options: EventStreamOptions) -> Self {
+        state.withLock { $0.eventStreamOptions = options }
+        return self
+    }
+
+    /// Adds a handler for each server-sent event of the response: ``execute(on:)`` then runs the request as an
+    /// event stream (see ``events()``) until it ends.
+    ///
+    /// Event handlers run on the handler queue, in order, one event at a time. When the stream ends, the error
+    /// handlers run with its error, if it failed, then the completion handlers, once. ``cancel()`` closes the
+    /// connection and stops reconnecting; the error handlers then get ``SimpleNetworkingError/cancelled``.
+    ///
+    /// ```swift
+    /// api.get("/notifications")
+    ///     .on(event: { event in print(event.data) })
+    ///     .on(error: { error in print(error) })
+    ///     .execute(on: api)
+    /// ```
+    /// - Parameter handler: Called with each event.
+    /// - Returns: This request.
+    @discardableResult
+    public func on(event handler: @escaping @Sendable (ServerSentEvent) -> Void) -> Self {
+        state.withLock { $0.eventHandlers.append(handler) }
+        return self
+    }
+
+    /// Runs the request as an event stream for its event handlers, unless one is running already.
+    func startEventHandlers(on client: SimpleNetworking) {
+        state.withLock { state in
+            guard state.eventStreamTask == nil, state.live == nil else { return }
+            state.client = client
+            state.eventStreamTask = Task { [self] in await runEventHandlers(on: client) }
+        }
+    }
+
+    private func runEventHandlers(on client: SimpleNetworking) async {
+        let handlers = state.withLock { $0.eventHandlers }
+        let queue = client.configuration.handlerQueue
+        var failure: SimpleNetworkingError?
+        do throws(SimpleNetworkingError) {
+            let session = EventStreamSession(request: self)
+            while let event = try await session.next() {
+                await queue.run {
+                    for handler in handlers { handler(event) }
+                }
+            }
+        } catch {
+            failure = error
+        }
+        let (errorHandlers, completions) = state.withLock { state in
+            state.eventStreamTask = nil
+            return (state.handlers.errorHandlers, state.handlers.completionHandlers)
+        }
+        await queue.run { [failure] in
+            if let failure {
+                for handler in errorHandlers { handler(failure, failure.response) }
+            }
+            for completion in completions { completion() }
+        }
+    }
+}

@@ -1,0 +1,548 @@
+import Foundation
+import SimpleNetworking
+import SimpleNetworkingTesting
+import Testing
+
+/// The behaviours of event streams over loopback, for one transport: `EventStreamTests` runs them over URLSession, and
+/// the AsyncHTTPClient engine's suite over the engine (its test target links this file).
+///
+/// Waits between connections go through a clock that records them, so reconnection times and backoff are checked
+/// as values; wall-clock bounds appear only where the wire is the point (timeouts), loose and scaled by
+/// `SIMPLE_NETWORKING_TEST_TIME_SCALE`.
+struct EventStreamScenarios: Sendable {
+    /// The transport to test; `nil` for the library's URLSession transport.
+    let makeTransport: @Sendable (SimpleNetworking.Configuration) -> (any HTTPTransport)?
+
+    /// A client on `server` with automatic retries off unless `configure` turns them on.
+    func makeClient(
+        _ server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
+    ) -> EventFeedAPI {
+        var configuration = SimpleNetworking.Configuration()
+        configuration.retryPolicy = .never
+        configure(&configuration)
+        guard let transport = makeTransport(configuration) else {
+            return EventFeedAPI(baseURL: server.baseURL, configuration: configuration)
+        }
+        return EventFeedAPI(baseURL: server.baseURL, transport: transport, configuration: configuration)
+    }
+
+    // MARK: - Events
+
+    func deliversEventsInOrder() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .eventStream([
+                .comment("welcome"), .event(data: "one", id: "1"), .pause(0.05),
+                .event(data: "two\nlines", type: "update"), .raw("data: three\r\n\r\n"),
+            ])
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        var events: [ServerSentEvent] = []
+        for try await event in api.get("/feed").eventStream(EventStreamOptions(reconnects: false)).events() {
+            events.append(event)
+        }
+        #expect(
+            events == [
+                ServerSentEvent(id: "1", data: "one"), ServerSentEvent(id: "1", event: "update", data: "two\nlines"),
+                ServerSentEvent(id: "1", data: "three"),
+            ])
+        #expect(server.requests.map { $0.header("Accept") } == ["text/event-stream"])
+        #expect(server.requests.first?.lastEventID == nil)
+    }
+
+    func decodesJSONUntilTheSentinel() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            guard request.method == "POST", request.bodyText.contains("\"prompt\":\"hi\"") else { return .status(400) }
+            return .eventStream(
+                [.event(data: #"{"text":"Hel"}"#), .event(data: #"{"text":"lo"}"#), .event(data: "[DONE]")],
+                ending: .hold)
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        var text = ""
+        for try await token in api.post("/chat").body(json: ChatPrompt(prompt: "hi"))
+            .events(decoding: ChatToken.self, until: "[DONE]")
+        {
+            text += token.text
+        }
+        #expect(text == "Hello")
+        // The sentinel closed the connection the server held open, and a POST does not reconnect.
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        #expect(server.requestCount == 1)
+    }
+
+    func dataThatDoesNotDecodeThrows() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .eventStream([.event(data: #"{"text":"ok"}"#), .event(data: "not json")], ending: .hold) }
+        let api = makeClient(server)
+        defer { api.close() }
+        var texts: [String] = []
+        let failure = await Self.failure {
+            for try await token in api.get("/chat").events(decoding: ChatToken.self) { texts.append(token.text) }
+        }
+        #expect(texts == ["ok"])
+        guard case .decodingFailed(let type, _, let response)? = failure else {
+            Issue.record("expected decodingFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(type == "ChatToken")
+        #expect(response?.statusCode == 200)
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+    }
+
+    // MARK: - Reconnection
+
+    func reconnectsWithLastEventIDAfterTheRetryTime() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.lastEventID {
+            case nil:
+                return .eventStream(
+                    [.retry(milliseconds: 20), .event(data: "a", id: "1"), .event(data: "b", id: "2")], ending: .drop)
+            case "2": return .eventStream([.event(data: "c", id: "3")])
+            default: return .status(204)
+            }
+        }
+        let waits = Locked<[TimeInterval]>([])
+        let api = makeClient(server) { $0.clock = Self.clock(recordingWaitsIn: waits) }
+        defer { api.close() }
+        var ids: [String?] = []
+        for try await event in api.get("/feed").events() { ids.append(event.id) }
+        #expect(ids == ["1", "2", "3"])
+        #expect(server.requests.map(\.lastEventID) == [nil, "2", "3"])
+        // The server's retry lasts beyond its connection.
+        #expect(waits.current == [0.02, 0.02])
+    }
+
+    func aPostReconnectsOnlyWhenAsked() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.lastEventID == nil ? .eventStream([.event(data: "a", id: "7")]) : .status(204)
+        }
+        let waits = Locked<[TimeInterval]>([])
+        let api = makeClient(server) { $0.clock = Self.clock(recordingWaitsIn: waits) }
+        defer { api.close() }
+        var first: [String] = []
+        for try await event in api.post("/jobs").body(json: ChatPrompt(prompt: "x")).events() {
+            first.append(event.data)
+        }
+        #expect(first == ["a"])
+        #expect(server.requestCount == 1)
+        #expect(waits.current.isEmpty)
+
+        var second: [String] = []
+        let asked = api.post("/jobs").body(json: ChatPrompt(prompt: "x"))
+            .eventStream(EventStreamOptions(reconnects: true, reconnectionTime: 0.01))
+        for try await event in asked.events() { second.append(event.data) }
+        #expect(second == ["a"])
+        #expect(server.requests.map(\.lastEventID) == [nil, nil, "7"])
+        #expect(server.requests.last?.method == "POST")
+        #expect(waits.current == [0.01])
+    }
+
+    func failedReconnectionsBackOffWithJitterWithinThePolicy() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.sequenceNumber {
+            case 0: return .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1")], ending: .drop)
+            case 1, 2: return MockResponse(faults: [.closeWithoutResponse])
+            case 3: return .eventStream([.event(data: "b", id: "2")])
+            default: return .status(204)
+            }
+        }
+        let waits = Locked<[TimeInterval]>([])
+        let api = makeClient(server) { configuration in
+            configuration.clock = Self.clock(recordingWaitsIn: waits)
+            configuration.random = RandomSource { 0.5 }
+            configuration.retryPolicy = RetryPolicy(
+                maximumAttempts: 3, backoff: Backoff(base: 0.04, multiplier: 2, cap: 1))
+        }
+        defer { api.close() }
+        var ids: [String?] = []
+        for try await event in api.get("/feed").events() { ids.append(event.id) }
+        #expect(ids == ["1", "2"])
+        #expect(server.requests.map(\.lastEventID) == [nil, "1", "1", "1", "2"])
+        // The retry time, then the policy's backoff with jitter (half of 0.04, half of 0.08), then the retry time.
+        #expect(waits.current == [0.01, 0.02, 0.04, 0.01])
+    }
+
+    func failedReconnectionsStopAtThePolicyLimit() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.sequenceNumber == 0
+                ? .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1")], ending: .drop)
+                : MockResponse(faults: [.closeWithoutResponse])
+        }
+        let api = makeClient(server) { configuration in
+            configuration.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0.01))
+        }
+        defer { api.close() }
+        var data: [String] = []
+        let failure = await Self.failure {
+            for try await event in api.get("/feed").events() { data.append(event.data) }
+        }
+        #expect(data == ["a"])
+        #expect(failure?.transportFailure != nil, "\(String(describing: failure))")
+        #expect(server.requestCount == 3)
+    }
+
+    func reauthenticatesOnA401WhileReconnecting() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let authentications = Locked(0)
+        server.route { request in
+            if request.path == "/auth" {
+                authentications.withLock { $0 += 1 }
+                return .json(#"{"token": "two"}"#)
+            }
+            // The first token is good for the first connection only.
+            let valid = request.sequenceNumber == 0 ? "Bearer one" : "Bearer two"
+            guard request.header("Authorization") == valid else { return .status(401) }
+            switch request.lastEventID {
+            case nil: return .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1")], ending: .drop)
+            case "1": return .eventStream([.event(data: "b", id: "2")])
+            default: return .status(204)
+            }
+        }
+        let api = makeClient(server) { $0.defaultHeaders = ["Authorization": "Bearer one"] }
+        defer { api.close() }
+        var data: [String] = []
+        for try await event in api.get("/feed").events() { data.append(event.data) }
+        #expect(data == ["a", "b"])
+        #expect(authentications.current == 1)
+        let feed = server.requests.filter { $0.path == "/feed" }
+        #expect(feed.map(\.statusHint) == ["Bearer one/-", "Bearer one/1", "Bearer two/1", "Bearer two/2"])
+    }
+
+    // MARK: - Stopping
+
+    func endsOnNoContent() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(204) }
+        let api = makeClient(server)
+        defer { api.close() }
+        var count = 0
+        for try await _ in api.get("/feed").events() { count += 1 }
+        #expect(count == 0)
+        #expect(server.requestCount == 1)
+    }
+
+    func stopsOnAStatusOutside2xx() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .text("down", status: 503) }
+        let api = makeClient(server)
+        defer { api.close() }
+        let failure = await Self.failure { for try await _ in api.get("/feed").events() {} }
+        guard case .unacceptableStatus(let response)? = failure else {
+            Issue.record("expected unacceptableStatus, got \(String(describing: failure))")
+            return
+        }
+        #expect(response.statusCode == 503)
+        #expect(server.requestCount == 1)
+    }
+
+    func stopsOnAResponseThatIsNotAnEventStream() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"events": []}"#) }
+        let api = makeClient(server)
+        defer { api.close() }
+        let failure = await Self.failure { for try await _ in api.get("/feed").events() {} }
+        guard case .notAnEventStream(let response)? = failure else {
+            Issue.record("expected notAnEventStream, got \(String(describing: failure))")
+            return
+        }
+        #expect(response.statusCode == 200)
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(failure?.response?.statusCode == 200)
+        #expect(server.requestCount == 1)
+    }
+
+    // MARK: - Bounds and cancellation
+
+    func leavingTheLoopClosesTheConnection() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .eventStream([.event(data: "a"), .event(data: "b")], ending: .hold) }
+        let api = makeClient(server)
+        defer { api.close() }
+        var data: [String] = []
+        for try await event in api.get("/feed").events() {
+            data.append(event.data)
+            break
+        }
+        #expect(data == ["a"])
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        #expect(server.requestCount == 1)
+    }
+
+    func cancellingTheTaskClosesTheConnection() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .eventStream([.event(data: "a")], ending: .hold) }
+        let api = makeClient(server)
+        defer { api.close() }
+        let received = Locked(false)
+        let task = Task { () -> SimpleNetworkingError? in
+            await Self.failure {
+                for try await _ in api.get("/feed").events() { received.withLock { $0 = true } }
+            }
+        }
+        #expect(await Self.eventually { received.current })
+        task.cancel()
+        let failure = await task.value
+        #expect(Self.isCancelled(failure), "\(String(describing: failure))")
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        #expect(server.requestCount == 1)
+    }
+
+    func anEventPastTheMaximumSizeThrows() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .eventStream([.event(data: "small"), .event(data: String(repeating: "x", count: 500))], ending: .hold)
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        var data: [String] = []
+        let failure = await Self.failure {
+            for try await event in api.get("/feed").eventStream(EventStreamOptions(maximumEventSize: 64)).events() {
+                data.append(event.data)
+            }
+        }
+        #expect(data == ["small"])
+        guard case .eventTooLarge(let limit)? = failure else {
+            Issue.record("expected eventTooLarge, got \(String(describing: failure))")
+            return
+        }
+        #expect(limit == 64)
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        #expect(server.requestCount == 1)
+    }
+
+    func theAttemptTimeoutDoesNotEndAHealthyStream() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let gap = 0.25 * Self.timeScale
+        let steps = (1...8).flatMap { index -> [MockEvent] in [.pause(gap), .event(data: "\(index)")] }
+        server.route { _ in .eventStream(steps) }
+        // The stream lasts 8 gaps, longer than the attempt timeout (loose enough for the response to begin on a busy
+        // machine); the gaps stay well under the idle timeout.
+        let api = makeClient(server) { $0.timeout = 6 * gap }
+        defer { api.close() }
+        let options = EventStreamOptions(reconnects: false, idleTimeout: 30 * Self.timeScale)
+        // The attempt timeout still bounds the wait for the response to begin, which on a busy machine at the start
+        // of the suite can take seconds: that run is tried again, up to three runs.
+        var outcome: Result<[String], SimpleNetworkingError> = .success([])
+        var elapsed: TimeInterval = 0
+        for _ in 1...3 {
+            var data: [String] = []
+            let started = Date()
+            let failure = await Self.failure {
+                for try await event in api.get("/feed").eventStream(options).events() { data.append(event.data) }
+            }
+            elapsed = Date().timeIntervalSince(started)
+            outcome = failure.map { .failure($0) } ?? .success(data)
+            guard let failure, failure.isTimeout, data.isEmpty else { break }
+        }
+        #expect(try outcome.get() == ["1", "2", "3", "4", "5", "6", "7", "8"])
+        #expect(elapsed >= 6 * gap)
+    }
+
+    func aSilentConnectionIsClosedAndReconnected() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.lastEventID {
+            case nil: return .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1")], ending: .hold)
+            // The server closes these two, so that only the client can have closed the first.
+            case "1": return .eventStream([.event(data: "b", id: "2")], headers: [("Connection", "close")])
+            default: return MockResponse(status: 204, headers: [("Connection", "close")])
+            }
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        var data: [String] = []
+        let started = Date()
+        // Long enough that a busy machine does not take its own delays for silence.
+        let idle = 1.0 * Self.timeScale
+        for try await event in api.get("/feed").eventStream(EventStreamOptions(idleTimeout: idle)).events() {
+            data.append(event.data)
+        }
+        #expect(data == ["a", "b"])
+        // A lower bound: the silent connection was not given up early.
+        #expect(Date().timeIntervalSince(started) >= idle)
+        #expect(server.requests.map(\.lastEventID) == [nil, "1", "2"])
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+    }
+
+    func aSilentConnectionFailsWhenNotReconnecting() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .eventStream([.event(data: "a")], ending: .hold) }
+        let api = makeClient(server)
+        defer { api.close() }
+        var data: [String] = []
+        let options = EventStreamOptions(reconnects: false, idleTimeout: 1.0 * Self.timeScale)
+        let failure = await Self.failure {
+            for try await event in api.get("/feed").eventStream(options).events() { data.append(event.data) }
+        }
+        #expect(data == ["a"])
+        guard case .eventStreamIdle(let seconds)? = failure else {
+            Issue.record("expected eventStreamIdle, got \(String(describing: failure))")
+            return
+        }
+        #expect(seconds == 1.0 * Self.timeScale)
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+    }
+
+    func theRequestTimeoutBoundsTheStartOfTheStream() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            var response = MockResponse.eventStream([.event(data: "late")])
+            response.faults = [.delayHeaders(30)]
+            return response
+        }
+        let api = makeClient(server) { $0.timeout = 0.2 }
+        defer { api.close() }
+        let failure = await Self.failure {
+            for try await _ in api.get("/feed").eventStream(EventStreamOptions(reconnects: false)).events() {}
+        }
+        #expect(failure?.isTimeout == true, "\(String(describing: failure))")
+    }
+
+    // MARK: - Handlers
+
+    func handlersSeeEachEventThenTheEnd() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.lastEventID == nil
+                ? .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1"), .event(data: "b", id: "2")])
+                : .status(204)
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        let log = Locked<[String]>([])
+        let done = Locked(0)
+        api.get("/feed")
+            .on(event: { event in log.withLock { $0.append(event.data) } })
+            .on(error: { error in log.withLock { $0.append(Self.isCancelled(error) ? "cancelled" : "error") } })
+            .on(completion: { done.withLock { $0 += 1 } })
+            .execute(on: api)
+        #expect(await Self.eventually { done.current > 0 })
+        #expect(log.current == ["a", "b"])
+        #expect(done.current == 1)
+        #expect(server.requestCount == 2)
+    }
+
+    func cancelStopsAnExecutedStream() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .eventStream([.event(data: "a")], ending: .hold) }
+        let api = makeClient(server)
+        defer { api.close() }
+        let log = Locked<[String]>([])
+        let done = Locked(0)
+        let request = api.get("/feed")
+            .on(event: { event in log.withLock { $0.append(event.data) } })
+            .on(error: { error in log.withLock { $0.append(Self.isCancelled(error) ? "cancelled" : "error") } })
+            .on(completion: { done.withLock { $0 += 1 } })
+            .execute(on: api)
+        #expect(await Self.eventually { log.current.contains("a") })
+        request.cancel()
+        #expect(await Self.eventually { done.current > 0 })
+        #expect(log.current == ["a", "cancelled"])
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        #expect(server.requestCount == 1)
+    }
+
+    // MARK: - Support
+
+    /// 1 normally; larger under `SIMPLE_NETWORKING_TEST_TIME_SCALE` (the ThreadSanitizer run).
+    static let timeScale: Double = {
+        let value = ProcessInfo.processInfo.environment["SIMPLE_NETWORKING_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
+        return max(1, value)
+    }()
+
+    /// Polls `condition` until it holds or a loose, scaled bound passes.
+    static func eventually(timeout: TimeInterval = 30, _ condition: @Sendable () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout * timeScale)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+        return condition()
+    }
+
+    /// The system clock, recording each wait.
+    static func clock(recordingWaitsIn waits: Locked<[TimeInterval]>) -> SimpleClock {
+        SimpleClock(
+            now: SimpleClock.system.now,
+            sleep: { seconds in
+                waits.withLock { $0.append(seconds) }
+                try await SimpleClock.system.sleep(seconds)
+            })
+    }
+
+    /// Whether `error` is ``SimpleNetworkingError/cancelled``.
+    static func isCancelled(_ error: SimpleNetworkingError?) -> Bool {
+        if case .cancelled? = error { return true }
+        return false
+    }
+
+    /// The error `body` throws, or `nil`.
+    static func failure(_ body: () async throws -> Void) async -> SimpleNetworkingError? {
+        do {
+            try await body()
+            return nil
+        } catch let error as SimpleNetworkingError {
+            return error
+        } catch {
+            Issue.record("unexpected error type: \(error)")
+            return nil
+        }
+    }
+}
+
+/// A client that re-authenticates on 401, as ``SimpleNetworking/reauthenticate(_:on:)`` describes.
+final class EventFeedAPI: SimpleNetworking, @unchecked Sendable {
+    override func authenticate() async throws {
+        let response = try await get("/auth").accept(.json).response()
+        defaultHeaders["Authorization"] = "Bearer \(response.json?["token"] as? String ?? "")"
+    }
+
+    override func execute(request: SimpleRequest) {
+        reauthenticate(request, on: 401)
+        super.execute(request: request)
+    }
+}
+
+/// A streamed chat's question.
+struct ChatPrompt: Codable, Sendable {
+    var prompt: String
+}
+
+/// A streamed chat's piece of answer.
+struct ChatToken: Codable, Sendable {
+    var text: String
+}
+
+extension RecordedRequest {
+    /// "Authorization/Last-Event-ID", `-` for none.
+    fileprivate var statusHint: String {
+        "\(header("Authorization") ?? "-")/\(lastEventID ?? "-")"
+    }
+}
