@@ -63,7 +63,8 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// rather than held in memory. Raise the maximum event size if the server's events are expected to be this large.
     case eventTooLarge(limit: Int)
     /// A 2xx response to an event stream's request was not a `text/event-stream`, so the stream stopped without
-    /// reading its body and without reconnecting; the response carries its status and headers.
+    /// reading its body and without reconnecting; the response carries its status and headers. A 204 No Content is
+    /// one: the server's way to say it has no more events.
     case notAnEventStream(SimpleResponse)
     /// An event stream's connection sent nothing for `seconds` (the idle timeout of ``EventStreamOptions``) and the
     /// stream does not reconnect, so it stopped.
@@ -188,6 +189,9 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .eventTooLarge(let limit):
             return "An event stream's line or event data passed the size limit of \(limit) bytes, so the stream was "
                 + "stopped; raise the maximum event size if the server's events are expected to be this large."
+        case .notAnEventStream(let response) where response.statusCode == 204:
+            return "The server answered 204 No Content\(Self.where(response)) to the event stream's request: it has "
+                + "no more events, so the stream stopped without reconnecting."
         case .notAnEventStream(let response):
             return "The \(Self.describe(status: response.statusCode)) response\(Self.where(response)) is not "
                 + "text/event-stream, so the event stream stopped; check the URL and the server's Content-Type."

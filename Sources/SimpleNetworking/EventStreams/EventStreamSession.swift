@@ -160,10 +160,10 @@ final class EventStreamSession {
         parser = EventStreamParser(maximumEventSize: options.maximumEventSize)
     }
 
-    /// Refuses a 2xx response that is not an event stream; a 204 passes (it ends the stream).
+    /// Refuses a 2xx response that is not an event stream, 204 No Content included: the server's way to say it has
+    /// no more events, which stops the stream as it stops a browser's `EventSource`.
     private static func check(_ head: SimpleResponse) throws(SimpleNetworkingError) {
-        guard head.statusCode != 204 else { return }
-        guard isEventStream(head) else { throw .notAnEventStream(head) }
+        guard head.statusCode != 204, isEventStream(head) else { throw .notAnEventStream(head) }
     }
 
     private static func isEventStream(_ head: SimpleResponse) -> Bool {
@@ -180,11 +180,6 @@ final class EventStreamSession {
         watchdog = nil
         parser.finish()
         let healthy = head.map { $0.statusCode != 204 && Self.isEventStream($0) } ?? false
-        // A 204 is the server's way to say "no more events": the stream ends.
-        if head?.statusCode == 204, error == nil {
-            close()
-            return
-        }
         var failure = error
         if case .cancelled = error {
             switch expiry {

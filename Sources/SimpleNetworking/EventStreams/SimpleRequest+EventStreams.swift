@@ -24,9 +24,9 @@ extension SimpleRequest {
     /// random source, ``RetryPolicy/maximumAttempts``, the deadline of ``deadline(_:)``); when the policy gives up,
     /// the sequence throws the failure. A stream that does not reconnect ends when its body ends.
     ///
-    /// The sequence ends when the server answers 204 No Content. It throws the error of a non-2xx response
-    /// (``SimpleNetworkingError/unacceptableStatus(_:)``), ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx
-    /// response that is not `text/event-stream`, ``SimpleNetworkingError/eventTooLarge(limit:)``,
+    /// It throws the error of a non-2xx response (``SimpleNetworkingError/unacceptableStatus(_:)``),
+    /// ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx response that is not `text/event-stream` (a 204 No
+    /// Content, the server's way to say it has no more events, included), ``SimpleNetworkingError/eventTooLarge(limit:)``,
     /// ``SimpleNetworkingError/eventStreamIdle(seconds:)`` when a stream that does not reconnect goes silent, and
     /// the failure of the last connection when it gives up. The body is read as it arrives, on every transport, so
     /// that no event before a dropped connection is lost: up to ``defaultStreamBufferSize`` waits for a reader that

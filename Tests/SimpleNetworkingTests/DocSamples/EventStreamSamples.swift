@@ -90,9 +90,12 @@ struct EventStreamSampleTests {
         let api = SimpleNetworking(baseURL: server.baseURL)
         defer { api.close() }
         var received: [String] = []
-        for try await event in api.get("/feed").events() {
-            received.append(event.data)
+        let end = await #expect(throws: SimpleNetworkingError.self) {
+            for try await event in api.get("/feed").events() {
+                received.append(event.data)
+            }
         }
+        #expect(end?.response?.statusCode == 204)  // the server has no more events
         #expect(received == ["first", "second"])
         #expect(server.requests.map(\.lastEventID) == [nil, "1", "2"])
     }

@@ -112,8 +112,7 @@ struct EventStreamScenarios: Sendable {
         let waits = Locked<[TimeInterval]>([])
         let api = makeClient(server) { $0.clock = Self.clock(recordingWaitsIn: waits) }
         defer { api.close() }
-        var ids: [String?] = []
-        for try await event in api.get("/feed").events() { ids.append(event.id) }
+        let ids = try await Self.untilNoContent(api.get("/feed").events()).map(\.id)
         #expect(ids == ["1", "2", "3"])
         #expect(server.requests.map(\.lastEventID) == [nil, "2", "3"])
         // The server's retry lasts beyond its connection.
@@ -137,10 +136,9 @@ struct EventStreamScenarios: Sendable {
         #expect(server.requestCount == 1)
         #expect(waits.current.isEmpty)
 
-        var second: [String] = []
         let asked = api.post("/jobs").body(json: ChatPrompt(prompt: "x"))
             .eventStream(EventStreamOptions(reconnects: true, reconnectionTime: 0.01))
-        for try await event in asked.events() { second.append(event.data) }
+        let second = try await Self.untilNoContent(asked.events()).map(\.data)
         #expect(second == ["a"])
         #expect(server.requests.map(\.lastEventID) == [nil, nil, "7"])
         #expect(server.requests.last?.method == "POST")
@@ -166,8 +164,7 @@ struct EventStreamScenarios: Sendable {
                 maximumAttempts: 3, backoff: Backoff(base: 0.04, multiplier: 2, cap: 1))
         }
         defer { api.close() }
-        var ids: [String?] = []
-        for try await event in api.get("/feed").events() { ids.append(event.id) }
+        let ids = try await Self.untilNoContent(api.get("/feed").events()).map(\.id)
         #expect(ids == ["1", "2"])
         #expect(server.requests.map(\.lastEventID) == [nil, "1", "1", "1", "2"])
         // The retry time, then the policy's backoff with jitter (half of 0.04, half of 0.08), then the retry time.
@@ -215,8 +212,7 @@ struct EventStreamScenarios: Sendable {
         }
         let api = makeClient(server) { $0.defaultHeaders = ["Authorization": "Bearer one"] }
         defer { api.close() }
-        var data: [String] = []
-        for try await event in api.get("/feed").events() { data.append(event.data) }
+        let data = try await Self.untilNoContent(api.get("/feed").events()).map(\.data)
         #expect(data == ["a", "b"])
         #expect(authentications.current == 1)
         let feed = server.requests.filter { $0.path == "/feed" }
@@ -225,14 +221,20 @@ struct EventStreamScenarios: Sendable {
 
     // MARK: - Stopping
 
-    func endsOnNoContent() async throws {
+    func stopsOnNoContent() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
         server.route { _ in .status(204) }
         let api = makeClient(server)
         defer { api.close() }
         var count = 0
-        for try await _ in api.get("/feed").events() { count += 1 }
+        let failure = await Self.failure { for try await _ in api.get("/feed").events() { count += 1 } }
+        guard case .notAnEventStream(let response)? = failure else {
+            Issue.record("expected notAnEventStream, got \(String(describing: failure))")
+            return
+        }
+        #expect(response.statusCode == 204)
+        #expect(failure?.description.contains("no more events") == true)
         #expect(count == 0)
         #expect(server.requestCount == 1)
     }
@@ -373,13 +375,12 @@ struct EventStreamScenarios: Sendable {
         }
         let api = makeClient(server)
         defer { api.close() }
-        var data: [String] = []
         let started = Date()
         // Long enough that a busy machine does not take its own delays for silence.
         let idle = 1.0 * Self.timeScale
-        for try await event in api.get("/feed").eventStream(EventStreamOptions(idleTimeout: idle)).events() {
-            data.append(event.data)
-        }
+        let data = try await Self.untilNoContent(
+            api.get("/feed").eventStream(EventStreamOptions(idleTimeout: idle)).events()
+        ).map(\.data)
         #expect(data == ["a", "b"])
         // A lower bound: the silent connection was not given up early.
         #expect(Date().timeIntervalSince(started) >= idle)
@@ -439,11 +440,12 @@ struct EventStreamScenarios: Sendable {
         let done = Locked(0)
         api.get("/feed")
             .on(event: { event in log.withLock { $0.append(event.data) } })
-            .on(error: { error in log.withLock { $0.append(Self.isCancelled(error) ? "cancelled" : "error") } })
+            .on(error: { error in log.withLock { $0.append(error.response?.statusCode == 204 ? "204" : "error") } })
             .on(completion: { done.withLock { $0 += 1 } })
             .execute(on: api)
         #expect(await Self.eventually { done.current > 0 })
-        #expect(log.current == ["a", "b"])
+        // The server's 204 stops the stream: the error handlers see it once, at the end.
+        #expect(log.current == ["a", "b", "204"])
         #expect(done.current == 1)
         #expect(server.requestCount == 2)
     }
@@ -504,6 +506,20 @@ struct EventStreamScenarios: Sendable {
     }
 
     /// The error `body` throws, or `nil`.
+    /// The events of `stream` until the server's 204 No Content stops it, the end these servers give: a stream that
+    /// ends otherwise, or fails with another error, fails the test.
+    static func untilNoContent(_ stream: EventStream) async throws -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        do throws(SimpleNetworkingError) {
+            for try await event in stream { events.append(event) }
+        } catch {
+            guard case .notAnEventStream(let response) = error, response.statusCode == 204 else { throw error }
+            return events
+        }
+        Issue.record("the stream ended without the server's 204")
+        return events
+    }
+
     static func failure(_ body: () async throws -> Void) async -> SimpleNetworkingError? {
         do {
             try await body()

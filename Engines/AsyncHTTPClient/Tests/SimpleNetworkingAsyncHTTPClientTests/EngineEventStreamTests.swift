@@ -45,9 +45,9 @@ struct EngineEventStreamTests {
         try await scenarios.reauthenticatesOnA401WhileReconnecting()
     }
 
-    @Test("A 204 ends the stream without an error and without reconnecting")
-    func endsOnNoContent() async throws {
-        try await scenarios.endsOnNoContent()
+    @Test("A 204 stops the stream with notAnEventStream, which carries it, and does not reconnect")
+    func stopsOnNoContent() async throws {
+        try await scenarios.stopsOnNoContent()
     }
 
     @Test("A status outside 2xx stops the stream with unacceptableStatus and no reconnection")
