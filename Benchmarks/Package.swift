@@ -48,5 +48,7 @@ if let eventSource = ProcessInfo.processInfo.environment["BENCH_EVENTSOURCE_PATH
     package.dependencies.append(.package(name: "EventSource", path: eventSource))
     for target in package.targets where target.name == "bench-client" {
         target.dependencies.append(.product(name: "EventSource", package: "EventSource"))
+        // Not canImport(EventSource): a module left in .build by an earlier build would pass that test.
+        target.swiftSettings = (target.swiftSettings ?? []) + [.define("BENCH_EVENTSOURCE")]
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Benchmarks) import SimpleNetworking
 
-#if canImport(EventSource)
+#if BENCH_EVENTSOURCE
     import EventSource
 #endif
 
@@ -97,7 +97,7 @@ extension LibraryClient {
             reader.finish()
             (figures.events, figures.dataBytes) = (events, dataBytes)
         case .mattt:
-            #if canImport(EventSource)
+            #if BENCH_EVENTSOURCE
                 let parser = EventSource.Parser()
                 for try await piece in request.chunks() {
                     for byte in piece {
