@@ -84,17 +84,17 @@ extension LibraryClient {
             }
             figures.bytes = count
         case .parse:
-            var reader = ServerSentEvent.StreamReader(maximumEventSize: 1 << 20)
+            var parser = ServerSentEvent.ChunkParser(maximumEventSize: 1 << 20)
             var (events, dataBytes) = (0, 0)
             for try await piece in request.chunks() {
-                try reader.feed(piece) { event in
+                try parser.feed(piece) { event in
                     events += 1
                     dataBytes += event.data.utf8.count
                 }
                 figures.bytes += piece.count
                 sampler.passed(figures.bytes)
             }
-            reader.finish()
+            parser.finish()
             (figures.events, figures.dataBytes) = (events, dataBytes)
         case .mattt:
             #if BENCH_EVENTSOURCE

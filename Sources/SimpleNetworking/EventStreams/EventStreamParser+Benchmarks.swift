@@ -5,10 +5,10 @@ extension ServerSentEvent {
     /// The parser the library runs on event-stream responses, fed piece by piece as a response stream's pieces
     /// arrive, for the benchmark that compares it with reading the body alone.
     @_spi(Benchmarks)
-    public struct StreamReader: Sendable {
+    public struct ChunkParser: Sendable {
         private var parser: EventStreamParser
 
-        /// Creates a reader for one stream.
+        /// Creates a parser for one stream.
         /// - Parameter maximumEventSize: The most bytes a line or an event's data may hold.
         public init(maximumEventSize: Int) {
             parser = EventStreamParser(maximumEventSize: maximumEventSize)
@@ -28,11 +28,5 @@ extension ServerSentEvent {
         public mutating func finish() {
             parser.finish()
         }
-
-        /// The last event ID a reconnection would send; empty when none was set.
-        public var lastEventID: String { parser.lastEventID }
-
-        /// The bytes the parser's buffers hold room for.
-        public var retainedCapacity: Int { parser.retainedCapacity }
     }
 }
