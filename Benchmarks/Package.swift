@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // Benchmarks of SimpleNetworking against raw URLSession and raw AsyncHTTPClient, on loopback. A package of its own, so
@@ -38,3 +39,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// mattt/EventSource's parser, for `bash Benchmarks/run --events` only: its 1.1.1 does not build on Linux as it is
+// (its connection code calls URLSession's `bytes(for:delegate:)`, which FoundationNetworking lacks), so the runner
+// makes a copy of it with one file of ours added (EventSourceOnLinux.swift) and names the copy here. Without the
+// variable, as in CI, the benchmarks do not depend on it.
+if let eventSource = ProcessInfo.processInfo.environment["BENCH_EVENTSOURCE_PATH"] {
+    package.dependencies.append(.package(name: "EventSource", path: eventSource))
+    for target in package.targets where target.name == "bench-client" {
+        target.dependencies.append(.product(name: "EventSource", package: "EventSource"))
+        // Not canImport(EventSource): a module left in .build by an earlier build would pass that test.
+        target.swiftSettings = (target.swiftSettings ?? []) + [.define("BENCH_EVENTSOURCE")]
+    }
+}

@@ -16,6 +16,11 @@ import Foundation
 //                (library-ahc)
 //   bomb N       GET /gzip (a compression bomb) with the default 10 MiB limit, N times: seconds to the error, peak RSS
 //                above the start, and RSS above the start 1 s after the last error (library-ahc, library-response)
+//   events-chunks N, events-bytes N, events-parse N, events-mattt N
+//                GET /events/N (N MiB of text/event-stream) through the library's response stream, read with
+//                chunks() or bytes() alone, parsed by the library's parser or by mattt/EventSource's (EventStreams
+//                .swift): seconds, MiB/s, events and events per second, RSS before and after each tenth, peak RSS
+//                above the start (library-ahc, library-response)
 //
 // `main` is synchronous, blocking on a semaphore around a detached task: valgrind cannot run an async top-level main.
 
@@ -100,6 +105,17 @@ func phases() async {
             print(
                 "bomb seconds=\(seconds.joined(separator: ",")) peak_above_start_mb=\(format(peak))"
                     + " rss_after_1s_above_start_mb=\(format(memoryMB("VmRSS") - base))")
+        case let name where EventStreamReading(rawValue: name) != nil:
+            guard let library = client as? LibraryClient, let reading = EventStreamReading(rawValue: name) else {
+                print("bench-client: \(arguments[0]) has no \(phase) phase")
+                exit(2)
+            }
+            do {
+                print(try await library.readEventStream(mebibytes: count, port: port, as: reading).line(reading))
+            } catch {
+                print("bench-client: \(phase) failed: \(error)")
+                exit(1)
+            }
         case "download", "upload":
             guard let transfers = client as? any FileTransfers else {
                 print("bench-client: \(arguments[0]) has no \(phase) phase")

@@ -7,7 +7,9 @@ import NIOPosix
 // JSON, and `GET /accepts` answers how many connections it has accepted, so a client's new connections can be counted.
 // `GET /large/N` answers N MiB of zeros, written as the connection drains; a request body is read and dropped.
 // `GET /gzip` answers the bytes of the file named by the environment variable BENCH_GZIP_FILE with
-// `Content-Encoding: gzip` (a compression bomb, for the size limit's memory).
+// `Content-Encoding: gzip` (a compression bomb, for the size limit's memory). `GET /events/N` answers N MiB of
+// `text/event-stream` (EventStream.swift), chunked, written as the connection drains; the stream for the size in the
+// environment variable BENCH_EVENTS_MIB is made before the server listens, any other on its first request.
 // Usage: bench-server PORT (0 for any); it prints the port it listens on.
 
 /// The 91-byte JSON every request gets.
@@ -19,19 +21,36 @@ final class Acceptances: @unchecked Sendable {
     var count = 0
 }
 
+/// The event streams made so far, by size in MiB; touched only on the server's one event loop (and before it runs).
+final class EventStreams: @unchecked Sendable {
+    // @unchecked Sendable: only the server's single event loop reads and writes `bodies`, once it runs.
+    private var bodies: [Int: ByteBuffer] = [:]
+
+    func body(mebibytes: Int) -> ByteBuffer {
+        if let body = bodies[mebibytes] { return body }
+        let body = ByteBufferAllocator().buffer(bytes: makeEventStream(size: mebibytes << 20))
+        bodies[mebibytes] = body
+        return body
+    }
+}
+
 final class Responder: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let acceptances: Acceptances
+    private let eventStreams: EventStreams
     private var keepAlive = true
     private var path = ""
     /// Bytes of a large body still to write.
     private var left = 0
+    /// The large body being written, when it is not zeros.
+    private var source: ByteBuffer?
     private static let piece = 256 * 1024
 
-    init(acceptances: Acceptances) {
+    init(acceptances: Acceptances, eventStreams: EventStreams) {
         self.acceptances = acceptances
+        self.eventStreams = eventStreams
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -44,6 +63,9 @@ final class Responder: ChannelInboundHandler {
         case .end:
             if path.hasPrefix("/large/"), let mebibytes = Int(path.dropFirst(7)) {
                 return startLarge(context: context, size: mebibytes << 20)
+            }
+            if path.hasPrefix("/events/"), let mebibytes = Int(path.dropFirst(8)) {
+                return startEvents(context: context, mebibytes: mebibytes)
             }
             if path == "/gzip" { return sendGzip(context: context) }
             let body = path == "/accepts" ? String(acceptances.count) : payload
@@ -68,18 +90,37 @@ final class Responder: ChannelInboundHandler {
         headers.add(name: "Content-Length", value: String(size))
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))))
             .whenComplete { _ in }
+        source = nil
         left = size
+        writeLarge(context: context)
+    }
+
+    /// The event stream without a length, so chunked, as servers send event streams.
+    private func startEvents(context: ChannelHandlerContext, mebibytes: Int) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/event-stream")
+        headers.add(name: "Cache-Control", value: "no-store")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))))
+            .whenComplete { _ in }
+        let body = eventStreams.body(mebibytes: mebibytes)
+        source = body
+        left = body.readableBytes
         writeLarge(context: context)
     }
 
     /// Writes pieces while the connection can take them; the rest when it is writable again.
     private func writeLarge(context: ChannelHandlerContext) {
-        let zeros = context.channel.allocator.buffer(repeating: 0, count: Self.piece)
+        let zeros = context.channel.allocator.buffer(repeating: 0, count: source == nil ? Self.piece : 0)
         while left > 0, context.channel.isWritable {
             let count = min(left, Self.piece)
+            let piece =
+                if let source {
+                    source.getSlice(at: source.readableBytes - left, length: count) ?? zeros
+                } else {
+                    zeros.getSlice(at: 0, length: count) ?? zeros
+                }
             left -= count
-            context.write(wrapOutboundOut(.body(.byteBuffer(zeros.getSlice(at: 0, length: count) ?? zeros))))
-                .whenComplete { _ in }
+            context.write(wrapOutboundOut(.body(.byteBuffer(piece)))).whenComplete { _ in }
         }
         if left == 0 {
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in }
@@ -115,6 +156,10 @@ final class Responder: ChannelInboundHandler {
 let port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let acceptances = Acceptances()
+let eventStreams = EventStreams()
+if let mebibytes = ProcessInfo.processInfo.environment["BENCH_EVENTS_MIB"].flatMap({ Int($0) }) {
+    _ = eventStreams.body(mebibytes: mebibytes)
+}
 let bootstrap = ServerBootstrap(group: group)
     .serverChannelOption(ChannelOptions.backlog, value: 1024)
     .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -122,7 +167,7 @@ let bootstrap = ServerBootstrap(group: group)
     .childChannelInitializer { channel in
         acceptances.count += 1
         return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-            channel.pipeline.addHandler(Responder(acceptances: acceptances))
+            channel.pipeline.addHandler(Responder(acceptances: acceptances, eventStreams: eventStreams))
         }
     }
 do {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the bytes of a `text/event-stream` body into events, exactly as the HTML standard's "event stream
 /// interpretation" says, whatever the chunks the bytes arrive in.
 ///
@@ -12,7 +14,10 @@
 ///
 /// The parser works on bytes and keeps three buffers (the line being read, the data, the type) that it clears
 /// keeping their capacity, so that an event costs no allocation beyond its own strings. Each buffer is bounded by
-/// `maximumEventSize`.
+/// `maximumEventSize`. A line that arrives whole in one chunk is read where it lies, without a copy; line ends are
+/// found with `memchr`, which reads many bytes at a time, not byte by byte; and the most common event, one `data`
+/// line followed by the empty line in the same chunk, is made a string straight from the chunk, without passing
+/// through the data buffer.
 ///
 /// One parser serves a whole event source: ``finish()`` ends one connection's stream (an incomplete event is
 /// dropped), and the next connection's bytes go to the same parser, which keeps ``lastEventID`` and
@@ -123,24 +128,39 @@ package struct EventStreamParser: Sendable {
             afterCarriageReturn = false
             if chunk[start] == Self.lineFeed { start += 1 }
         }
-        var index = start
-        while index < chunk.count {
-            let byte = chunk[index]
-            guard byte == Self.lineFeed || byte == Self.carriageReturn else {
-                index += 1
-                continue
+        guard start < chunk.count, let base = chunk.baseAddress else { return }
+        let end = chunk.count
+        // The next CR at or after `start` (`end` when there is none): found once and kept until a line passes it, so
+        // that a stream without CRs is searched for them once per chunk.
+        var nextCarriageReturn = Self.find(Self.carriageReturn, in: base, from: start, to: end)
+        while start < end {
+            if nextCarriageReturn < start {
+                nextCarriageReturn = Self.find(Self.carriageReturn, in: base, from: start, to: end)
             }
-            let line = UnsafeBufferPointer(rebasing: chunk[start..<index])
+            var index = Self.find(Self.lineFeed, in: base, from: start, to: nextCarriageReturn)
+            if index == end { break }
+            var byte = chunk[index]
+            let line = UnsafeBufferPointer(start: base + start, count: index - start)
             if lineBuffer.isEmpty {
                 guard line.count <= maximumEventSize else { throw .eventTooLarge(limit: maximumEventSize) }
-                try process(line: line, onEvent: onEvent)
+                // Where the next line starts, when this line's end is whole in the chunk.
+                let next =
+                    index
+                    + (byte == Self.carriageReturn && index + 1 < end && chunk[index + 1] == Self.lineFeed ? 2 : 1)
+                let emptyLineFollows =
+                    next < end && (chunk[next] == Self.lineFeed || chunk[next] == Self.carriageReturn)
+                if try process(line: line, emptyLineFollows: emptyLineFollows, onEvent: onEvent) {
+                    // The empty line was read with this line: go on after its line end.
+                    index = next
+                    byte = chunk[index]
+                }
             } else {
                 try bufferLinePart(line)
                 try processBufferedLine(onEvent: onEvent)
             }
             index += 1
             if byte == Self.carriageReturn {
-                if index < chunk.count {
+                if index < end {
                     if chunk[index] == Self.lineFeed { index += 1 }
                 } else {
                     afterCarriageReturn = true
@@ -148,9 +168,15 @@ package struct EventStreamParser: Sendable {
             }
             start = index
         }
-        if start < chunk.count {
-            try bufferLinePart(UnsafeBufferPointer(rebasing: chunk[start...]))
+        if start < end {
+            try bufferLinePart(UnsafeBufferPointer(start: base + start, count: end - start))
         }
+    }
+
+    /// The index of the first `byte` in `base[from..<to]`, or `to` when there is none.
+    private static func find(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        guard from < to, let found = memchr(base + from, Int32(byte), to - from) else { return to }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 
     /// Drops the byte order mark at the start of a stream, also when it arrives across chunks.
@@ -199,18 +225,25 @@ package struct EventStreamParser: Sendable {
             line.removeAll(keepingCapacity: true)
             swap(&line, &lineBuffer)
         }
-        try line.withUnsafeBufferPointer { (line) throws(SimpleNetworkingError) in
-            try process(line: line, onEvent: onEvent)
+        _ = try line.withUnsafeBufferPointer { (line) throws(SimpleNetworkingError) in
+            try process(line: line, emptyLineFollows: false, onEvent: onEvent)
         }
     }
 
     // MARK: - Fields
 
+    /// Reads one line.
+    /// - Parameter emptyLineFollows: Whether the next line is empty and already in the chunk.
+    /// - Returns: Whether the line was the block's only `data` line and its event has been dispatched with the empty
+    ///   line that follows, which the caller then skips.
     private mutating func process(
-        line: UnsafeBufferPointer<UInt8>, onEvent: (ServerSentEvent) -> Void
-    ) throws(SimpleNetworkingError) {
-        guard let first = line.first else { return dispatch(onEvent: onEvent) }
-        if first == Self.colon { return }  // a comment
+        line: UnsafeBufferPointer<UInt8>, emptyLineFollows: Bool, onEvent: (ServerSentEvent) -> Void
+    ) throws(SimpleNetworkingError) -> Bool {
+        guard let first = line.first else {
+            dispatch(onEvent: onEvent)
+            return false
+        }
+        if first == Self.colon { return false }  // a comment
         let name: UnsafeBufferPointer<UInt8>
         var value: UnsafeBufferPointer<UInt8>
         if let colon = line.firstIndex(of: Self.colon) {
@@ -225,6 +258,10 @@ package struct EventStreamParser: Sendable {
             guard value.count <= maximumEventSize - dataBuffer.count else {
                 throw .eventTooLarge(limit: maximumEventSize)
             }
+            if emptyLineFollows, dataBuffer.isEmpty {
+                dispatch(onlyData: value, onEvent: onEvent)
+                return true
+            }
             dataBuffer.append(contentsOf: value)
             dataBuffer.append(Self.lineFeed)
         } else if Self.name(name, is: "event") {
@@ -238,25 +275,39 @@ package struct EventStreamParser: Sendable {
                 pendingRetry = milliseconds
             }
         }
+        return false
     }
 
-    private mutating func dispatch(onEvent: (ServerSentEvent) -> Void) {
+    /// Dispatches the block's event at an empty line.
+    /// - Parameter onlyData: The value of the block's only `data` field, when it has not gone to the data buffer.
+    private mutating func dispatch(onlyData: UnsafeBufferPointer<UInt8>? = nil, onEvent: (ServerSentEvent) -> Void) {
         committedID = pendingID
-        defer {
+        let data: String?
+        if let onlyData {
+            data = String(decoding: onlyData, as: UTF8.self)
+        } else if dataBuffer.isEmpty {
+            data = nil
+        } else {
+            // Without the line feed after the last value.
+            data = dataBuffer.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0.dropLast()), as: UTF8.self)
+            }
             dataBuffer.removeAll(keepingCapacity: true)
-            typeBuffer.removeAll(keepingCapacity: true)
-            pendingRetry = nil
         }
-        guard !dataBuffer.isEmpty else { return }
-        let data = String(decoding: dataBuffer[..<(dataBuffer.count - 1)], as: UTF8.self)
-        let type = typeBuffer.isEmpty ? "message" : String(decoding: typeBuffer, as: UTF8.self)
-        onEvent(ServerSentEvent(id: pendingID, event: type, data: data, retry: pendingRetry))
+        if let data {
+            let type = typeBuffer.isEmpty ? "message" : String(decoding: typeBuffer, as: UTF8.self)
+            onEvent(ServerSentEvent(id: pendingID, event: type, data: data, retry: pendingRetry))
+        }
+        // Most events have no type: the check spares a call that is not free.
+        if !typeBuffer.isEmpty { typeBuffer.removeAll(keepingCapacity: true) }
+        pendingRetry = nil
     }
 
     private static func name(_ name: UnsafeBufferPointer<UInt8>, is field: StaticString) -> Bool {
         guard name.count == field.utf8CodeUnitCount else { return false }
-        let expected = UnsafeBufferPointer(start: field.utf8Start, count: field.utf8CodeUnitCount)
-        return name.elementsEqual(expected)
+        let expected = field.utf8Start
+        for index in 0..<name.count where name[index] != expected[index] { return false }
+        return true
     }
 
     /// A `retry` value in milliseconds: only ASCII digits, at least one; a number too large for `Int` is the

@@ -143,6 +143,16 @@ let standardCases: [EventStreamCase] = [
     EventStreamCase(
         "a colon inside the value is kept", ["data: a:b: c\n\n"], [ServerSentEvent(data: "a:b: c")]),
     EventStreamCase(
+        "a data line right before its empty line, with every pair of line ends, and after other fields",
+        [
+            "data: a\n\ndata: b\r\rdata: c\r\n\r\ndata: d\r\n\ndata: e\n\r\ndata: f\r\r\ndata: g\n\r"
+                + "data: h\ndata: i\n\nevent: t\ndata: j\n\nretry: 5\ndata: k\r\n\r\nid: 1\ndata\n\ndata: \n\n"
+        ],
+        ["a", "b", "c", "d", "e", "f", "g"].map { ServerSentEvent(data: $0) } + [
+            ServerSentEvent(data: "h\ni"), ServerSentEvent(event: "t", data: "j"), ServerSentEvent(data: "k", retry: 5),
+            ServerSentEvent(id: "1", data: ""), ServerSentEvent(id: "1", data: ""),
+        ], reconnectionTime: 5, lastEventID: "1"),
+    EventStreamCase(
         "unknown fields and field names differing in case are ignored",
         ["Data: no\nfoo: bar\ndata : no\nDATA\ndata: yes\n\n"], [ServerSentEvent(data: "yes")]),
     EventStreamCase(
