@@ -197,3 +197,42 @@ struct ReadmeTypedSampleTests {
         #expect(request.headers["X-Cat"] == "yes")
     }
 }
+
+struct ChatDelta: Decodable, Sendable {
+    var text: String
+}
+
+struct ChatQuestion: Encodable, Sendable {
+    var prompt: String
+}
+
+func streamedAnswer(api: SimpleNetworking, question: ChatQuestion) async throws -> String {
+    var answer = ""
+    // README-SAMPLE: event-stream
+    let deltas = api.post("/chat").body(json: question).events(decoding: ChatDelta.self, until: "[DONE]")
+    for try await delta in deltas {
+        answer += delta.text
+    }
+    // README-SAMPLE-END
+    return answer
+}
+
+@Suite("README event-stream sample runs")
+struct ReadmeEventStreamSampleTests {
+    @Test("The streamed answer is decoded event by event and stops at [DONE], without reconnecting")
+    func streamedAnswerRuns() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .eventStream([
+                .event(data: #"{"text": "Hel"}"#), .event(data: #"{"text": "lo"}"#), .event(data: "[DONE]"),
+                .event(data: #"{"text": "never read"}"#),
+            ])
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        #expect(try await streamedAnswer(api: api, question: ChatQuestion(prompt: "Hi")) == "Hello")
+        #expect(server.requests.map(\.method) == ["POST"])
+        #expect(server.requests.first?.bodyText == #"{"prompt":"Hi"}"#)
+    }
+}

@@ -100,21 +100,39 @@ public struct ResponseBytes: AsyncSequence, Sendable {
         /// What iterating can throw.
         public typealias Failure = SimpleNetworkingError
 
-        var chunks: ResponseChunks.AsyncIterator
-        var current = Data()
-        var index = 0
+        @usableFromInline var chunks: ResponseChunks.AsyncIterator
+        @usableFromInline var current = Data()
+        @usableFromInline var index = 0
+
+        init(chunks: ResponseChunks.AsyncIterator) {
+            self.chunks = chunks
+        }
 
         /// The next byte of the body, waiting for it to arrive.
+        ///
+        /// Inlinable, so that a loop over the bytes reads the piece at hand without a call per byte; only the next
+        /// piece is awaited.
         /// - Returns: The byte, or `nil` once the whole body has been read.
         /// - Throws: ``SimpleNetworkingError``, as ``ResponseChunks/AsyncIterator/next()`` describes.
+        @inlinable
         public mutating func next() async throws(SimpleNetworkingError) -> UInt8? {
-            while index == current.count {
+            if index < current.count {
+                defer { index += 1 }
+                return current[current.startIndex + index]
+            }
+            return try await nextPiece()
+        }
+
+        /// Waits for the next non-empty piece and returns its first byte.
+        @usableFromInline
+        mutating func nextPiece() async throws(SimpleNetworkingError) -> UInt8? {
+            repeat {
                 guard let chunk = try await chunks.next() else { return nil }
                 current = chunk
                 index = 0
-            }
-            defer { index += 1 }
-            return current[current.startIndex + index]
+            } while current.isEmpty
+            index = 1
+            return current[current.startIndex]
         }
     }
 }

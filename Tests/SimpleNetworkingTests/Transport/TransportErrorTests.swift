@@ -141,8 +141,10 @@ struct TransportErrorTests {
             let elapsed = Date().timeIntervalSince(arrived.current ?? .distantPast)
             #expect(error?.transportFailure?.category == .badServerResponse, "\(String(describing: error))")
             #expect(error?.transportFailure?.detail?.contains("Content-Length") == true)
-            // About 3 ms on an idle machine; the bound is loose for a busy one, and far below the defect (the timeout).
-            #expect(elapsed < 3 * timeScale, "\(method.rawValue) took \(elapsed) s")
+            // About 3 ms on an idle machine. The bound is loose: libcurl's work queue is shared by every session of
+            // the process, so a parallel suite's 20,000 header lines can hold this response up for about 4 s
+            // (<doc:LinuxPlatformNotes>); it stays far below the defect, the 10 s timeout.
+            #expect(elapsed < 6 * timeScale, "\(method.rawValue) took \(elapsed) s")
         }
     }
 }
