@@ -120,8 +120,14 @@ final class EventStreamSession {
             close()
             throw .cancelled
         }
+        // An ID that is no valid header value (a control character) is not sent, rather than fail the reconnection:
+        // the server then resumes as for a client that has seen no event, as it would for a browser.
         let lastEventID = parser.lastEventID
-        if !lastEventID.isEmpty { request.header("Last-Event-ID", lastEventID) }
+        if !lastEventID.isEmpty, RequestValidation.firstForbiddenByte(inValue: lastEventID) == nil {
+            request.header("Last-Event-ID", lastEventID)
+        } else {
+            request.header("Last-Event-ID", nil)
+        }
         let headTimeout = request.state.withLock { client.configuration.attemptTimeout(requested: $0.parts.timeout) }
         let watchdog = EventStreamWatchdog(
             request: request, headTimeout: headTimeout, idleTimeout: options.idleTimeout)

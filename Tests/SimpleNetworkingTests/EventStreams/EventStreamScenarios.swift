@@ -119,6 +119,24 @@ struct EventStreamScenarios: Sendable {
         #expect(waits.current == [0.02, 0.02])
     }
 
+    func anIDThatIsNoHeaderValueIsNotSent() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.sequenceNumber {
+            case 0: return .eventStream([.retry(milliseconds: 10), .raw("id: a\u{1}b\ndata: x\n\n")], ending: .drop)
+            case 1: return .eventStream([.event(data: "y", id: "2")], ending: .drop)
+            default: return .status(204)
+            }
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        let events = try await Self.untilNoContent(api.get("/feed").events())
+        // The event keeps its ID; the reconnection goes without it rather than fail, and the next ID is sent.
+        #expect(events.map(\.id) == ["a\u{1}b", "2"])
+        #expect(server.requests.map(\.lastEventID) == [nil, nil, "2"])
+    }
+
     func aPostReconnectsOnlyWhenAsked() async throws {
         let server = try MockServer()
         defer { server.shutdown() }

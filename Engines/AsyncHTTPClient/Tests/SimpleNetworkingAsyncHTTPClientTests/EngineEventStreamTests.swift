@@ -25,6 +25,11 @@ struct EngineEventStreamTests {
         try await scenarios.reconnectsWithLastEventIDAfterTheRetryTime()
     }
 
+    @Test("An event ID that is no valid header value is not sent as Last-Event-ID, and the stream goes on")
+    func anIDThatIsNoHeaderValueIsNotSent() async throws {
+        try await scenarios.anIDThatIsNoHeaderValueIsNotSent()
+    }
+
     @Test("A POST stream does not reconnect unless its options ask, then waits the default reconnection time")
     func aPostReconnectsOnlyWhenAsked() async throws {
         try await scenarios.aPostReconnectsOnlyWhenAsked()
