@@ -261,7 +261,7 @@ struct MultipartTests {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
             do {
-                try process.run()
+                try launch(process)
             } catch {
                 continuation.resume(throwing: error)
             }

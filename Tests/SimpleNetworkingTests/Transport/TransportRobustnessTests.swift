@@ -84,7 +84,7 @@ import Testing
                     continuation.resume()
                 }
                 do {
-                    try process.run()
+                    try launch(process)
                 } catch {
                     continuation.resume(throwing: error)
                     return
