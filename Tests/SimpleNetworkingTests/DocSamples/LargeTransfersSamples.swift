@@ -15,13 +15,13 @@ func downloadSample(api: SimpleNetworking, folder: URL) async throws -> SimpleRe
 }
 
 func linesSample(api: SimpleNetworking) async throws -> [String] {
-    var events: [String] = []
+    var records: [String] = []
     // DOC-SAMPLE: LargeTransfers/lines
-    for try await line in api.get("/events").lines() where line.hasPrefix("data: ") {
-        events.append(String(line.dropFirst("data: ".count)))
+    for try await line in api.get("/export.ndjson").lines() where !line.isEmpty {
+        records.append(line)  // one JSON value per line
     }
     // DOC-SAMPLE-END
-    return events
+    return records
 }
 
 func uploadSample(api: SimpleNetworking, archive: URL, photo: URL) async throws {
@@ -56,7 +56,7 @@ struct ReadmeTransferSampleTests {
         server.route { request in
             switch request.path {
             case "/archive.zip", "/disk.img": return MockResponse(body: Data(repeating: 7, count: 300_000))
-            case "/events": return .text("data: one\n\ndata: two\n")
+            case "/export.ndjson": return .text("{\"n\":1}\n\n{\"n\":2}\n")
             default: return .status(204)
             }
         }
@@ -71,7 +71,7 @@ struct ReadmeTransferSampleTests {
         let response = try await downloadSample(api: api, folder: folder.url)
         #expect(try Data(contentsOf: folder.file("archive.zip")).count == 300_000)
         #expect(response.fileURL == folder.file("archive.zip"))
-        #expect(try await linesSample(api: api) == ["one", "two"])
+        #expect(try await linesSample(api: api) == [#"{"n":1}"#, #"{"n":2}"#])
         try await uploadSample(api: api, archive: archive, photo: photo)
         #expect(server.requests.first { $0.path == "/backups/today" }?.bodyText == "tar")
         #expect(server.requests.first { $0.path == "/profile" }?.multipartParts?.map(\.text) == ["Ada", "jpg"])
