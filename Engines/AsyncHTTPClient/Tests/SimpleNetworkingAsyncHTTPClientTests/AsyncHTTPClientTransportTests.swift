@@ -12,6 +12,25 @@ struct AsyncHTTPClientTransportTests {
         #expect(failure == nil, "\(check): \(failure ?? "")")
     }
 
+    @Test("The attempt timeout bounds the body too: a body that stalls after the head fails as timedOut")
+    func stalledBodyTimesOut() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(status: 200, body: Data(count: 1000), faults: [.delayBody(20)]) }
+        let transport = AsyncHTTPClientTransport()
+        defer { transport.close() }
+        let start = Date()
+        let error = await failure(
+            of: transport, HTTPRequest(method: .get, url: server.url("/stalled")), TransportOptions(timeout: 0.5))
+        let elapsed = Date().timeIntervalSince(start)
+        guard case .transportFailed(let failure, _) = error else {
+            Issue.record("expected a timedOut failure, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.category == .timedOut)
+        #expect(elapsed < 5, "the 0.5 s timeout fired after \(elapsed) s")
+    }
+
     @Test("A gzip body arrives decoded, and the size limit counts decoded bytes")
     func decompression() async throws {
         let server = try MockServer()
