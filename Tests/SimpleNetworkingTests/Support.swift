@@ -228,9 +228,9 @@ func holdsInOne(of times: Int = 3, _ attempt: () async throws -> Bool) async ret
 
 /// Starts `process`, one start at a time in this test process: swift-corelibs-foundation's `Process.run()` is not safe
 /// to call from two threads at once on Linux (two suites starting child processes in parallel crashed in its copy of
-/// the environment). The lock is held only for the start itself, a few milliseconds, never while the child runs.
+/// the environment). A serial queue, held only for the start itself (a few milliseconds), never while the child runs.
 func launch(_ process: Process) throws {
-    try processLaunches.withLock { _ in try process.run() }
+    try processLaunches.sync { try process.run() }
 }
 
-private let processLaunches = Locked(())
+private let processLaunches = DispatchQueue(label: "SimpleNetworkingTests.process-launches")
