@@ -123,16 +123,22 @@ public struct TransportConformance: Sendable {
         return nil
     }
 
+    /// The attempt's timeout bounds the whole exchange: a head that does not come, and a body that stops after its
+    /// head.
     private func timeout(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
-        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
-        let start = Date()
-        let result = await send(
-            transport, HTTPRequest(method: .get, url: server.url("/slow")), TransportOptions(timeout: 0.5))
-        let elapsed = Date().timeIntervalSince(start)
-        guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .timedOut else {
-            return "expected a timedOut failure, got \(result)"
+        let cases: [(String, MockFault)] = [("head", .delayHeaders(20)), ("body", .delayBody(20))]
+        for (part, fault) in cases {
+            server.route { _ in MockResponse(status: 200, body: Data(count: 1000), faults: [fault]) }
+            let start = Date()
+            let result = await send(
+                transport, HTTPRequest(method: .get, url: server.url("/slow")), TransportOptions(timeout: 0.5))
+            let elapsed = Date().timeIntervalSince(start)
+            guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .timedOut else {
+                return "expected a timedOut failure with a delayed \(part), got \(result)"
+            }
+            if elapsed >= 10 { return "the 0.5 s timeout fired after \(elapsed) s with a delayed \(part)" }
         }
-        return elapsed < 10 ? nil : "the 0.5 s timeout fired after \(elapsed) s"
+        return nil
     }
 
     private func cancellation(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
