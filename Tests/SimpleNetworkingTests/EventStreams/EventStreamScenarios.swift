@@ -580,3 +580,104 @@ extension RecordedRequest {
         "\(header("Authorization") ?? "-")/\(lastEventID ?? "-")"
     }
 }
+
+/// Every event-stream behaviour, one case per scenario: each transport's suite runs them all, so that a scenario added
+/// here runs on every transport.
+enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
+    case deliversEventsInOrder
+    case decodesJSONUntilTheSentinel
+    case dataThatDoesNotDecodeThrows
+    case reconnectsWithLastEventIDAfterTheRetryTime
+    case anIDThatIsNoHeaderValueIsNotSent
+    case aPostReconnectsOnlyWhenAsked
+    case failedReconnectionsBackOffWithJitterWithinThePolicy
+    case failedReconnectionsStopAtThePolicyLimit
+    case reauthenticatesOnA401WhileReconnecting
+    case stopsOnNoContent
+    case stopsOnAStatusOutside2xx
+    case stopsOnAResponseThatIsNotAnEventStream
+    case leavingTheLoopClosesTheConnection
+    case cancellingTheTaskClosesTheConnection
+    case anEventPastTheMaximumSizeThrows
+    case theAttemptTimeoutDoesNotEndAHealthyStream
+    case aSilentConnectionIsClosedAndReconnected
+    case aSilentConnectionFailsWhenNotReconnecting
+    case theRequestTimeoutBoundsTheStartOfTheStream
+    case handlersSeeEachEventThenTheEnd
+    case cancelStopsAnExecutedStream
+
+    /// What the scenario shows, as the test's name.
+    var testDescription: String {
+        switch self {
+        case .deliversEventsInOrder:
+            "Events arrive in order, with ids, types and multi-line data; the request accepts them"
+        case .decodesJSONUntilTheSentinel:
+            "A POST with a JSON body decodes each event with the client's decoder and ends on [DONE], closing it"
+        case .dataThatDoesNotDecodeThrows:
+            "Data that does not decode throws decodingFailed with the response and closes the connection"
+        case .reconnectsWithLastEventIDAfterTheRetryTime:
+            "A dropped or ended GET stream reconnects after the server's retry time with Last-Event-ID, until a 204"
+        case .anIDThatIsNoHeaderValueIsNotSent:
+            "An event ID that is no valid header value is not sent as Last-Event-ID, and the stream goes on"
+        case .aPostReconnectsOnlyWhenAsked:
+            "A POST stream does not reconnect unless its options ask, then waits the default reconnection time"
+        case .failedReconnectionsBackOffWithJitterWithinThePolicy:
+            "Failed reconnections back off with the policy's jittered backoff from the client's clock and random source"
+        case .failedReconnectionsStopAtThePolicyLimit:
+            "Reconnections that keep failing stop at the policy's attempt limit with the transport failure"
+        case .reauthenticatesOnA401WhileReconnecting:
+            "A 401 while reconnecting re-authenticates once through execute(request:) and resumes from Last-Event-ID"
+        case .stopsOnNoContent: "A 204 stops the stream with notAnEventStream, which carries it, and does not reconnect"
+        case .stopsOnAStatusOutside2xx:
+            "A status outside 2xx stops the stream with unacceptableStatus and no reconnection"
+        case .stopsOnAResponseThatIsNotAnEventStream:
+            "A 2xx that is not text/event-stream stops the stream with notAnEventStream carrying the response"
+        case .leavingTheLoopClosesTheConnection: "Leaving the loop closes the connection: the server sees it closed"
+        case .cancellingTheTaskClosesTheConnection:
+            "Cancelling the reading task throws cancelled and closes the connection"
+        case .anEventPastTheMaximumSizeThrows:
+            "An event past the maximum size throws eventTooLarge after the events before it and closes the connection"
+        case .theAttemptTimeoutDoesNotEndAHealthyStream: "A stream that outlasts the attempt timeout is not ended by it"
+        case .aSilentConnectionIsClosedAndReconnected:
+            "A connection silent for the idle timeout is closed and the stream reconnects with Last-Event-ID"
+        case .aSilentConnectionFailsWhenNotReconnecting:
+            "A silent connection of a stream that does not reconnect fails with eventStreamIdle"
+        case .theRequestTimeoutBoundsTheStartOfTheStream:
+            "The request timeout still bounds the wait for the response to begin"
+        case .handlersSeeEachEventThenTheEnd:
+            "on(event:) handlers see each event across reconnections, then the completion handlers run once"
+        case .cancelStopsAnExecutedStream:
+            "cancel() stops an executed stream: error handlers get cancelled, completion runs once"
+        }
+    }
+}
+
+extension EventStreamScenarios {
+    /// Runs `scenario`.
+    func run(_ scenario: EventStreamScenario) async throws {
+        switch scenario {
+        case .deliversEventsInOrder: try await deliversEventsInOrder()
+        case .decodesJSONUntilTheSentinel: try await decodesJSONUntilTheSentinel()
+        case .dataThatDoesNotDecodeThrows: try await dataThatDoesNotDecodeThrows()
+        case .reconnectsWithLastEventIDAfterTheRetryTime: try await reconnectsWithLastEventIDAfterTheRetryTime()
+        case .anIDThatIsNoHeaderValueIsNotSent: try await anIDThatIsNoHeaderValueIsNotSent()
+        case .aPostReconnectsOnlyWhenAsked: try await aPostReconnectsOnlyWhenAsked()
+        case .failedReconnectionsBackOffWithJitterWithinThePolicy:
+            try await failedReconnectionsBackOffWithJitterWithinThePolicy()
+        case .failedReconnectionsStopAtThePolicyLimit: try await failedReconnectionsStopAtThePolicyLimit()
+        case .reauthenticatesOnA401WhileReconnecting: try await reauthenticatesOnA401WhileReconnecting()
+        case .stopsOnNoContent: try await stopsOnNoContent()
+        case .stopsOnAStatusOutside2xx: try await stopsOnAStatusOutside2xx()
+        case .stopsOnAResponseThatIsNotAnEventStream: try await stopsOnAResponseThatIsNotAnEventStream()
+        case .leavingTheLoopClosesTheConnection: try await leavingTheLoopClosesTheConnection()
+        case .cancellingTheTaskClosesTheConnection: try await cancellingTheTaskClosesTheConnection()
+        case .anEventPastTheMaximumSizeThrows: try await anEventPastTheMaximumSizeThrows()
+        case .theAttemptTimeoutDoesNotEndAHealthyStream: try await theAttemptTimeoutDoesNotEndAHealthyStream()
+        case .aSilentConnectionIsClosedAndReconnected: try await aSilentConnectionIsClosedAndReconnected()
+        case .aSilentConnectionFailsWhenNotReconnecting: try await aSilentConnectionFailsWhenNotReconnecting()
+        case .theRequestTimeoutBoundsTheStartOfTheStream: try await theRequestTimeoutBoundsTheStartOfTheStream()
+        case .handlersSeeEachEventThenTheEnd: try await handlersSeeEachEventThenTheEnd()
+        case .cancelStopsAnExecutedStream: try await cancelStopsAnExecutedStream()
+        }
+    }
+}
