@@ -69,8 +69,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func eventStream(_ options: EventStreamOptions) -> Self {
-        state.withLock { $0.eventStreamOptions = options }
-        return self
+        update { $0.eventStreamOptions = options }
     }
 
     /// Adds a handler for each server-sent event of the response: ``execute(on:)`` then runs the request as an
@@ -90,8 +89,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(event handler: @escaping @Sendable (ServerSentEvent) -> Void) -> Self {
-        state.withLock { $0.eventHandlers.append(handler) }
-        return self
+        update { $0.eventHandlers.append(handler) }
     }
 
     /// Runs the request as an event stream for its event handlers, unless one is running already.

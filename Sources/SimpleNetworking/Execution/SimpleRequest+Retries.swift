@@ -35,8 +35,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func retryPolicy(_ policy: RetryPolicy) -> Self {
-        state.withLock { $0.retryPolicy = policy }
-        return self
+        update { $0.retryPolicy = policy }
     }
 
     /// Sets the longest this request may take across all attempts, waits and redirects.
@@ -48,8 +47,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func deadline(_ seconds: TimeInterval) -> Self {
-        state.withLock { $0.deadline = max(0, seconds) }
-        return self
+        update { $0.deadline = max(0, seconds) }
     }
 
     /// Records a retry asked for while handlers run, or starts one after the execution has ended.

@@ -58,8 +58,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(httpStatus statuses: ClosedRange<Int>, _ handler: @escaping HTTPStatusHandlers.Handler) -> Self {
-        state.withLock { $0.handlers.statusHandlers.append(statuses, handler) }
-        return self
+        update { $0.handlers.statusHandlers.append(statuses, handler) }
     }
 
     /// Adds a handler for a half-open range of HTTP statuses, such as `400..<500`.
@@ -87,8 +86,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(error handler: @escaping @Sendable (SimpleNetworkingError, SimpleResponse?) -> Void) -> Self {
-        state.withLock { $0.handlers.errorHandlers.append(handler) }
-        return self
+        update { $0.handlers.errorHandlers.append(handler) }
     }
 
     /// Adds a success handler: it runs for a 2xx response once every status handler has continued.
@@ -96,8 +94,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(success handler: @escaping @Sendable (SimpleResponse) -> Void) -> Self {
-        state.withLock { $0.handlers.successHandlers.append(handler) }
-        return self
+        update { $0.handlers.successHandlers.append(handler) }
     }
 
     /// Adds a completion handler: it runs last, exactly once per execution, whatever happened.
@@ -105,7 +102,6 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func on(completion handler: @escaping @Sendable () -> Void) -> Self {
-        state.withLock { $0.handlers.completionHandlers.append(handler) }
-        return self
+        update { $0.handlers.completionHandlers.append(handler) }
     }
 }

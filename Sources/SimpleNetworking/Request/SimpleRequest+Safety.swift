@@ -16,8 +16,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func redirects(_ policy: RedirectPolicy) -> Self {
-        state.withLock { $0.parts.safety.redirectPolicy = policy }
-        return self
+        update { $0.parts.safety.redirectPolicy = policy }
     }
 
     /// Sets the largest response body this request accepts, counted after decompression as the bytes arrive.
@@ -29,7 +28,6 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func maximumResponseBodySize(_ bytes: Int) -> Self {
-        state.withLock { $0.parts.safety.maximumResponseBodySize = max(0, bytes) }
-        return self
+        update { $0.parts.safety.maximumResponseBodySize = max(0, bytes) }
     }
 }

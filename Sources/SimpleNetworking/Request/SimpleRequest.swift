@@ -61,8 +61,10 @@ public final class SimpleRequest: @unchecked Sendable {
         return self
     }
 
+    /// Changes the request's state under its lock: the one step of every builder method.
+    /// - Returns: This request, for chaining.
     @discardableResult
-    private func update(_ body: (inout State) -> Void) -> Self {
+    func update(_ body: (inout State) -> Void) -> Self {
         state.withLock(body)
         return self
     }

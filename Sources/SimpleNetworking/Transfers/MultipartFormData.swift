@@ -226,8 +226,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func body(multipart form: MultipartFormData) -> Self {
-        state.withLock { $0.parts.body = .multipart(form) }
-        return self
+        update { $0.parts.body = .multipart(form) }
     }
 
     /// Sets a body read from a file as it is sent, in bounded memory, with the method of the request.
@@ -247,7 +246,6 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func body(fileAt file: URL, contentType: MediaType? = .octetStream) -> Self {
-        state.withLock { $0.parts.body = .file(file, contentType) }
-        return self
+        update { $0.parts.body = .file(file, contentType) }
     }
 }
