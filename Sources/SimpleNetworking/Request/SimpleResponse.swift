@@ -2,21 +2,55 @@ import Foundation
 
 /// A complete HTTP response: status, headers and the whole body.
 public struct SimpleResponse: Sendable {
+    /// The fields, in one immutable object. A response is copied many times on its way to the caller (through results,
+    /// the execution's record, the handlers): one reference to count per copy instead of one per field
+    /// (<doc:Performance>). A change makes a new object.
+    private final class Storage: Sendable {
+        let statusCode: Int
+        let headers: HTTPHeaders
+        let body: Data
+        let url: URL?
+        let attempts: [RequestAttempt]
+        let fileURL: URL?
+        let clientDecoder: JSONDecoder?
+
+        init(
+            statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, attempts: [RequestAttempt], fileURL: URL?,
+            clientDecoder: JSONDecoder?
+        ) {
+            self.statusCode = statusCode
+            self.headers = headers
+            self.body = body
+            self.url = url
+            self.attempts = attempts
+            self.fileURL = fileURL
+            self.clientDecoder = clientDecoder
+        }
+    }
+
+    private var storage: Storage
+
     /// The HTTP status code, for example `200`.
-    public let statusCode: Int
+    public var statusCode: Int { storage.statusCode }
     /// The response headers, looked up without regard to case.
-    public let headers: HTTPHeaders
+    public var headers: HTTPHeaders { storage.headers }
     /// The response body; empty when the server sent none.
-    public let body: Data
+    public var body: Data { storage.body }
     /// The URL that answered, after any redirects.
-    public let url: URL?
+    public var url: URL? { storage.url }
     /// Every attempt of the execution that produced this response, this one last.
-    public internal(set) var attempts: [RequestAttempt] = []
+    public internal(set) var attempts: [RequestAttempt] {
+        get { storage.attempts }
+        set { self = with(attempts: newValue) }
+    }
     /// The file the body was written to, for a response of ``SimpleRequest/download(to:)``; `nil` otherwise.
-    public internal(set) var fileURL: URL?
+    public internal(set) var fileURL: URL? {
+        get { storage.fileURL }
+        set { self = with(fileURL: newValue) }
+    }
     /// The decoder of the client the response came through, for ``decode(_:decoder:)``; `nil` for a response made
     /// by hand, which decodes with a plain `JSONDecoder`.
-    var clientDecoder: JSONDecoder?
+    var clientDecoder: JSONDecoder? { storage.clientDecoder }
 
     /// Creates a response, for transports and test doubles.
     /// - Parameters:
@@ -25,11 +59,43 @@ public struct SimpleResponse: Sendable {
     ///   - body: The response body.
     ///   - url: The URL that answered.
     public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
-        self.statusCode = statusCode
-        self.headers = headers
-        self.body = body
-        self.url = url
+        self.init(statusCode: statusCode, headers: headers, body: body, url: url, attempts: [])
     }
+
+    /// Creates a response with every field.
+    init(
+        statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, attempts: [RequestAttempt],
+        fileURL: URL? = nil, clientDecoder: JSONDecoder? = nil
+    ) {
+        storage = Storage(
+            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
+            clientDecoder: clientDecoder)
+    }
+
+    /// This response as the execution hands it over: with the execution's attempts and the client's decoder, in one
+    /// change.
+    func with(attempts: [RequestAttempt], decoder: JSONDecoder? = nil) -> SimpleResponse {
+        SimpleResponse(
+            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
+            clientDecoder: decoder ?? clientDecoder)
+    }
+
+    /// This response with its body written to `fileURL`.
+    private func with(fileURL: URL?) -> SimpleResponse {
+        SimpleResponse(
+            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
+            clientDecoder: clientDecoder)
+    }
+
+    /// This response with another body: the whole one, once collected after its head.
+    func with(body: Data) -> SimpleResponse {
+        SimpleResponse(
+            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
+            clientDecoder: clientDecoder)
+    }
+
+    /// This response without its body: the head a transport hands over first.
+    var head: SimpleResponse { with(body: Data()) }
 
     /// Whether the status is in the 2xx range.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
