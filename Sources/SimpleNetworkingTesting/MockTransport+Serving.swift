@@ -12,7 +12,7 @@ extension MockTransport {
         guard host == "127.0.0.1" || host == "localhost", url.port == server.port,
             let (_, response) = server.respond(to: head(of: request), body: request.body ?? Data())
         else { throw .transportFailed(TransportFailure(.cannotConnect, detail: "nothing serves \(url.host ?? "")")) }
-        var clock = WireClock(timeout: options.timeout)
+        var clock = WireClock(timeout: options.timeout, transfer: transfer)
         var copies = 1
         var cut: Int?
         var drip: (bytes: Int, interval: TimeInterval)?
@@ -77,20 +77,26 @@ extension MockTransport {
 /// The time left of one send's timeout, spent by the waits a reply or a fault asks for.
 struct WireClock {
     private var left: TimeInterval
+    /// Cancelling it (or the calling task) ends a wait with ``SimpleNetworkingError/cancelled``.
+    private let transfer: HTTPTransfer
 
-    init(timeout: TimeInterval) {
+    init(timeout: TimeInterval, transfer: HTTPTransfer) {
         left = timeout
+        self.transfer = transfer
     }
 
     /// Waits `seconds`, or until the timeout is spent: then the send fails as timed out.
     mutating func wait(_ seconds: TimeInterval) async throws(SimpleNetworkingError) {
         guard seconds > 0 else { return }
         let waited = min(seconds, max(0, left))
-        do {
-            try await Task.sleep(nanoseconds: UInt64(waited * 1_000_000_000))
-        } catch {
-            throw .cancelled
+        // The sleep has a task of its own, so that a cancelled transfer can end it without cancelling the caller.
+        let sleep = Task { try await Task.sleep(nanoseconds: UInt64(waited * 1_000_000_000)) }
+        let slept = await transfer.withCancellationHandler {
+            (try? await sleep.value) != nil
+        } onCancel: {
+            sleep.cancel()
         }
+        guard slept else { throw .cancelled }
         left -= waited
         if waited < seconds { throw .transportFailed(TransportFailure(.timedOut)) }
     }

@@ -111,8 +111,9 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
     public var requestCount: Int { state.withLock { $0.requests.count } }
 
     /// Streams everything, in memory: bodies are handed over in pieces of ``pieceSize`` bytes, each once the reader
-    /// has taken the last, and a body file is read in pieces too, with progress after each.
-    public var capabilities: TransportCapabilities { .streaming }
+    /// has taken the last, and a body file is read in pieces too, with progress after each. A cancelled transfer
+    /// ends a delay at once.
+    public var capabilities: TransportCapabilities { [.streaming, .transferCancellation] }
 
     /// The size of the pieces a body is handed over in: 64 KiB.
     public static let pieceSize = 64 * 1024
@@ -143,9 +144,9 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
         }
         // The route runs outside the lock, so it may read `requests` or call `enqueue`.
         let reply = queued ?? route?(request) ?? .status(404)
-        var clock = WireClock(timeout: options.timeout)
+        var clock = WireClock(timeout: options.timeout, transfer: transfer)
         try await clock.wait(reply.delay)
-        if Task.isCancelled { throw .cancelled }
+        if transfer.isCancelled { throw .cancelled }
         let response = try reply.result.get()
         let head = SimpleResponse(statusCode: response.statusCode, headers: response.headers, url: request.url)
         try transfer.receive(head: head)
@@ -165,7 +166,7 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
         var body = Data()
         while true {
-            if Task.isCancelled { throw .cancelled }
+            if transfer.isCancelled { throw .cancelled }
             let piece: Data
             do {
                 // `nil` at the end of the file.
@@ -194,7 +195,7 @@ struct BodyPieces {
     mutating func deliver(_ body: Data, to transfer: HTTPTransfer) async throws(SimpleNetworkingError) {
         var start = body.startIndex
         while start < body.endIndex {
-            if Task.isCancelled { throw .cancelled }
+            if transfer.isCancelled { throw .cancelled }
             let end = body.index(start, offsetBy: MockTransport.pieceSize, limitedBy: body.endIndex) ?? body.endIndex
             guard end - start <= limit - delivered else { throw .responseTooLarge(limit: limit) }
             delivered += end - start

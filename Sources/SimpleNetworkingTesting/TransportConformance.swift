@@ -20,6 +20,9 @@ import SimpleNetworking
 /// header fields stay apart; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends a
 /// body file byte for byte.
 ///
+/// A transport whose ``HTTPTransport/capabilities`` include ``TransportCapabilities/transferCancellation`` is held to
+/// it: cancelling the transfer (not the task) of a request the server holds stops it promptly with `cancelled`.
+///
 /// A transport whose ``HTTPTransport/capabilities`` promise streaming is held to it, so that one that buffers cannot
 /// pass: the first bytes of a slow body reach the transfer long before the body ends; a body that declares 5 GiB and
 /// never ends is streamed and abandoned after 4 MiB, with at most 1 MiB more handed over after the transfer stopped
@@ -40,9 +43,10 @@ public struct TransportConformance: Sendable {
 
     /// The names of the checks, in the order ``run()`` runs them.
     public static let checks = [
-        "redirectReturned", "bodyLimit", "timeout", "cancellation", "cannotConnect", "connectionLost",
-        "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders", "transferStreamed", "bodyFileSent",
-        "firstBytesBeforeEnd", "endlessBodyAbandoned", "stoppedBodyClosesConnection", "uploadProgressBeforeEnd",
+        "redirectReturned", "bodyLimit", "timeout", "cancellation", "transferCancellation", "cannotConnect",
+        "connectionLost", "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders", "transferStreamed",
+        "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned", "stoppedBodyClosesConnection",
+        "uploadProgressBeforeEnd",
     ]
 
     private let makeTransport: @Sendable (MockServer) -> any HTTPTransport
@@ -83,6 +87,7 @@ public struct TransportConformance: Sendable {
         case "bodyLimit": return await bodyLimit(transport, server)
         case "timeout": return await timeout(transport, server)
         case "cancellation": return await cancellation(transport, server)
+        case "transferCancellation": return await transferCancellation(transport, server)
         case "cannotConnect": return await cannotConnect(transport)
         case "connectionLost": return await connectionLost(transport, server)
         case "closedWithoutResponse": return await closedWithoutResponse(transport, server)
@@ -153,6 +158,29 @@ public struct TransportConformance: Sendable {
         let elapsed = Date().timeIntervalSince(start)
         guard case .failure(.cancelled) = result else { return "expected cancelled, got \(result)" }
         return elapsed < 10 ? nil : "cancellation took \(elapsed) s"
+    }
+
+    private func transferCancellation(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        guard transport.capabilities.contains(.transferCancellation) else { return nil }
+        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
+        let signal = CancellationSignal()
+        let transfer = HTTPTransfer(head: { _ in }, body: { _ in }, signal: signal)
+        let request = HTTPRequest(method: .get, url: server.url("/slow"))
+        let task = Task { () -> Result<SimpleResponse, SimpleNetworkingError> in
+            do throws(SimpleNetworkingError) {
+                return .success(
+                    try await transport.send(request, options: TransportOptions(timeout: 30), transfer: transfer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        for _ in 0..<300 where server.requestCount == 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
+        let start = Date()
+        signal.cancel()
+        let result = await task.value
+        let elapsed = Date().timeIntervalSince(start)
+        guard case .failure(.cancelled) = result else { return "expected cancelled, got \(result)" }
+        return elapsed < 10 ? nil : "cancelling the transfer took \(elapsed) s"
     }
 
     private func cannotConnect(_ transport: any HTTPTransport) async -> String? {

@@ -19,8 +19,11 @@ extension SimpleNetworking {
     /// is a `HopReceiver`: the body of a 2xx goes to `destination` as it arrives, with no size limit unless the
     /// request sets one, and other bodies to memory as usual. A transport whose ``HTTPTransport/capabilities`` lack
     /// what that needs is refused before anything is sent.
+    /// - Parameter signal: Cancels the hops as well as the calling task does, for an execution that runs in its
+    ///   caller's task.
     func perform(
-        _ request: HTTPRequest, for parts: SimpleRequest.Parts, destination: (any ResponseDestination)? = nil
+        _ request: HTTPRequest, for parts: SimpleRequest.Parts, destination: (any ResponseDestination)? = nil,
+        signal: CancellationSignal? = nil
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
         var options = transportOptions(for: parts)
         let memoryLimit = options.maximumResponseBodySize
@@ -44,9 +47,10 @@ extension SimpleNetworking {
                     let hop = HopReceiver(
                         destination: destination, memoryLimit: memoryLimit, progress: parts.progress,
                         queue: configuration.handlerQueue)
-                    response = hop.finish(try await transport.send(sent, options: hopOptions, transfer: hop.transfer))
+                    response = hop.finish(
+                        try await transport.send(sent, options: hopOptions, transfer: hop.transfer(signal: signal)))
                 } else {
-                    response = try await transport.send(sent, options: hopOptions)
+                    response = try await transport.collect(sent, options: hopOptions, signal: signal)
                 }
                 try receiveHop(response, for: sent, options: options, requestID: requestID)
             } catch {

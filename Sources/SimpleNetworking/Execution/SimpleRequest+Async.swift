@@ -20,12 +20,7 @@ extension SimpleRequest {
     ///   and the request is not bound to one.
     public func response(on client: SimpleNetworking? = nil) async throws(SimpleNetworkingError) -> SimpleResponse {
         let client = try self.client(given: client)
-        guard let execution = start(on: client) else { throw .requestInProgress }
-        let outcome = await withTaskCancellationHandler {
-            await execution.value
-        } onCancel: {
-            execution.cancel()
-        }
+        guard let outcome = await runInCaller(on: client) else { throw .requestInProgress }
         return try outcome.get()
     }
 

@@ -47,14 +47,30 @@ extension SimpleRequest {
     /// Cancelling a request that is not running has no effect. An event stream run by ``execute(on:)`` closes its
     /// connection and stops reconnecting.
     public func cancel() {
-        let (execution, events) = state.withLock { ($0.live?.task, $0.eventStreamTask) }
+        let (execution, events) = state.withLock { ($0.live, $0.eventStreamTask) }
         events?.cancel()
         execution?.cancel()
     }
 
     /// Cancels the execution in flight only, not the event stream that runs it.
     func cancelExecution() {
-        state.withLock { $0.live?.task }?.cancel()
+        state.withLock { $0.live }?.cancel()
+    }
+
+    /// Runs an execution on `client` in the caller's task, unless one is running: ``response(on:)``'s way, with no
+    /// task to create and no thread switch to it and back (<doc:Performance>). Cancelling the caller's task cancels
+    /// the execution; ``cancel()`` cancels its signal, which stops what it awaits.
+    /// - Returns: The execution's outcome, or `nil` when one is already running.
+    func runInCaller(on client: SimpleNetworking) async -> Outcome? {
+        let signal = CancellationSignal()
+        guard let id = begin(on: client, continuing: false, live: { LiveExecution(id: $0, signal: signal) }) else {
+            return nil
+        }
+        return await withTaskCancellationHandler {
+            await run(id, on: client, sender: nil, retry: nil, signal: signal)
+        } onCancel: {
+            signal.cancel()
+        }
     }
 
     /// Starts an execution on `client` in a task of its own, unless one is running.
@@ -68,6 +84,23 @@ extension SimpleRequest {
         on client: SimpleNetworking, sender: SimpleNetworking? = nil, continuing: Bool = false,
         retry: Retry? = nil
     ) -> Task<Outcome, Never>? {
+        var task: Task<Outcome, Never>?
+        _ = begin(on: client, continuing: continuing) { id in
+            let started = Task { await self.run(id, on: client, sender: sender, retry: retry, signal: nil) }
+            task = started
+            return LiveExecution(id: id, task: started)
+        }
+        return task
+    }
+
+    /// Records the start of an execution on `client`, unless one is running.
+    /// - Parameters:
+    ///   - continuing: Carry the attempt count and history of the finished execution.
+    ///   - live: Makes the live execution from its id, under the lock.
+    /// - Returns: The execution's id, or `nil` when one is already running.
+    private func begin(
+        on client: SimpleNetworking, continuing: Bool, live: (Int) -> LiveExecution
+    ) -> Int? {
         let now = client.configuration.clock.now()
         let isAuthenticating = Reauthentication.isAuthenticating
         return state.withLock { state in
@@ -78,17 +111,20 @@ extension SimpleRequest {
             state.executions += 1
             state.unansweredGoAhead = false
             let id = state.executions
-            let task = Task { await self.run(id, on: client, sender: sender, retry: retry) }
-            state.live = LiveExecution(id: id, task: task)
-            return task
+            state.live = live(id)
+            return id
         }
     }
 
     /// The execution loop: wait, ask `execute(request:)`, send, run the handlers, decide; until the decision is
     /// to finish. The attempt count, history and handler-retry count are this function's own state; it publishes
     /// them to ``attemptCount`` and ``attempts`` as they change.
+    ///
+    /// `signal` is the cancellation of an execution that runs in its caller's task (``runInCaller(on:)``); `nil` for
+    /// one with a task of its own, which cancelling that task reaches.
     private func run(
-        _ id: Int, on first: SimpleNetworking, sender firstSender: SimpleNetworking?, retry firstRetry: Retry?
+        _ id: Int, on first: SimpleNetworking, sender firstSender: SimpleNetworking?, retry firstRetry: Retry?,
+        signal: CancellationSignal?
     ) async -> Outcome {
         var record = state.withLock { $0.record }
         var client = first
@@ -101,8 +137,8 @@ extension SimpleRequest {
                 retry = nil
                 client = next.client ?? client
                 waited = next.delay
-                var failure = Task.isCancelled ? .cancelled : countRetry(next, on: client, record: &record)
-                if failure == nil { failure = await wait(for: next, on: client, record: record) }
+                var failure = isCancelled(signal) ? .cancelled : countRetry(next, on: client, record: &record)
+                if failure == nil { failure = await wait(for: next, on: client, record: record, signal: signal) }
                 if let failure {
                     // The budget token of a policy retry that will not be sent goes back.
                     if next.tookBudgetToken { client.retryBudget.returnToken() }
@@ -110,7 +146,7 @@ extension SimpleRequest {
                         with: failure, on: client, execution: id, record: record)
                 }
             }
-            if let stop = stopReason(on: client, record: record) {
+            if let stop = stopReason(on: client, record: record, signal: signal) {
                 return await finish(
                     with: stop, on: client, execution: id, record: record)
             }
@@ -118,17 +154,18 @@ extension SimpleRequest {
             var go: Raced<SimpleNetworking?>? = (sender ?? requestGoAhead(from: client)).map { .done($0) }
             sender = nil
             if go == nil {
-                go = await race(remaining(on: client, record: record), clock: client.configuration.clock) {
-                    await self.awaitGoAhead()
+                let (remaining, clock) = (remaining(on: client, record: record), client.configuration.clock)
+                go = await interruptible(signal) {
+                    await race(remaining, clock: clock) { await self.awaitGoAhead() }
                 }
             }
             guard case .done(let chosen?) = go else {
-                let failure = stopReason(on: client, record: record) ?? .cancelled
+                let failure = stopReason(on: client, record: record, signal: signal) ?? .cancelled
                 return await finish(
                     with: failure, on: client, execution: id, record: record)
             }
             // 3. The attempt, with its redirects.
-            let sent = await attempt(on: chosen, record: &record)
+            let sent = await attempt(on: chosen, record: &record, signal: signal)
             if sent.request != nil {
                 record.history.append(
                     RequestAttempt(
@@ -162,8 +199,10 @@ extension SimpleRequest {
     }
 
     /// Why the execution must stop before its next attempt: cancelled, or past its deadline.
-    private func stopReason(on client: SimpleNetworking, record: ExecutionRecord) -> SimpleNetworkingError? {
-        if Task.isCancelled { return .cancelled }
+    private func stopReason(on client: SimpleNetworking, record: ExecutionRecord, signal: CancellationSignal?)
+        -> SimpleNetworkingError?
+    {
+        if isCancelled(signal) { return .cancelled }
         if let remaining = remaining(on: client, record: record), remaining <= 0 {
             return .deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: record.history)
         }
@@ -184,21 +223,29 @@ extension SimpleRequest {
 
     /// Waits before a retry: the backoff or `Retry-After` delay, then the retry's operation (re-authentication).
     /// - Returns: Why the retry cannot go ahead, or `nil` when it can.
-    private func wait(for retry: Retry, on client: SimpleNetworking, record: ExecutionRecord) async
-        -> SimpleNetworkingError?
-    {
+    private func wait(
+        for retry: Retry, on client: SimpleNetworking, record: ExecutionRecord, signal: CancellationSignal?
+    ) async -> SimpleNetworkingError? {
         let clock = client.configuration.clock
         var failure: SimpleNetworkingError?
         if retry.delay > 0 {
-            do { try await clock.sleep(retry.delay) } catch { failure = .cancelled }
+            let delay = retry.delay
+            let slept = await interruptible(signal) {
+                do { try await clock.sleep(delay) } catch { return false }
+                return true
+            }
+            if !slept { failure = .cancelled }
         }
         if failure == nil, let operation = retry.operation {
-            let outcome = await race(remaining(on: client, record: record), clock: clock) {
-                do throws(SimpleNetworkingError) {
-                    try await operation()
-                    return SimpleNetworkingError?.none
-                } catch {
-                    return error
+            let remaining = remaining(on: client, record: record)
+            let outcome = await interruptible(signal) {
+                await race(remaining, clock: clock) {
+                    do throws(SimpleNetworkingError) {
+                        try await operation()
+                        return SimpleNetworkingError?.none
+                    } catch {
+                        return error
+                    }
                 }
             }
             switch outcome {
@@ -206,12 +253,29 @@ extension SimpleRequest {
             case .deadline: failure = .deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: record.history)
             }
         }
-        if failure == nil, Task.isCancelled { failure = .cancelled }
+        if failure == nil, isCancelled(signal) { failure = .cancelled }
         return failure
     }
 
+    /// Whether the execution was cancelled: its task, or its signal when it runs in its caller's task.
+    private func isCancelled(_ signal: CancellationSignal?) -> Bool {
+        Task.isCancelled || signal?.isCancelled == true
+    }
+
+    /// Runs `operation` so that cancelling the execution stops it: right here when the execution has a task of its
+    /// own, which ``cancel()`` cancels; in a task that `signal` cancels when it runs in its caller's task.
+    private func interruptible<Value: Sendable>(
+        _ signal: CancellationSignal?, _ operation: @escaping @Sendable () async -> Value
+    ) async -> Value {
+        guard let signal else { return await operation() }
+        let task = Task { await operation() }
+        return await signal.withCancellationHandler({ await task.value }, onCancel: { task.cancel() })
+    }
+
     /// Sends one attempt on `client`: builds the request, then sends it and follows its redirects.
-    private func attempt(on client: SimpleNetworking, record: inout ExecutionRecord) async -> (
+    private func attempt(
+        on client: SimpleNetworking, record: inout ExecutionRecord, signal: CancellationSignal?
+    ) async -> (
         outcome: Outcome, request: HTTPRequest?
     ) {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
@@ -251,10 +315,22 @@ extension SimpleRequest {
         publish(record)
         let destination = parts.receiving.map(makeDestination)
         var outcome: Outcome
-        do throws(SimpleNetworkingError) {
-            outcome = .success(try await client.perform(request, for: parts, destination: destination))
-        } catch {
-            outcome = .failure(error)
+        if let signal, !client.transport.capabilities.contains(.transferCancellation) {
+            // The transport heeds only its task's cancellation: the attempt gets a task that the signal cancels.
+            outcome = await interruptible(signal) { [parts] in
+                do throws(SimpleNetworkingError) {
+                    return .success(try await client.perform(request, for: parts, destination: destination))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        } else {
+            do throws(SimpleNetworkingError) {
+                outcome = .success(
+                    try await client.perform(request, for: parts, destination: destination, signal: signal))
+            } catch {
+                outcome = .failure(error)
+            }
         }
         if let file = destination as? FileDestination { outcome = file.settle(outcome) }
         if let clippedDeadline, case .failure(let error) = outcome, error.isTimeout {

@@ -21,16 +21,28 @@ extension SimpleRequest {
         var isAuthentication = false
     }
 
-    /// The execution in progress: its task (the one ``cancel()`` cancels) and what it is waiting for.
+    /// The execution in progress: how ``cancel()`` cancels it, and what it is waiting for.
     struct LiveExecution: Sendable {
         /// Tells this execution from a later one of the same request.
         let id: Int
-        let task: Task<Outcome, Never>
+        /// The execution's own task, when it has one.
+        var task: Task<Outcome, Never>?
+        /// The cancellation of an execution that runs in its caller's task (``response(on:)``).
+        var signal: CancellationSignal?
         /// Set while the handlers of a response run; ``retry()`` is recorded only then.
         var isHandling = false
         /// The retry a handler asked for while the handlers run.
         var requestedRetry: Retry?
         var goAhead = GoAhead.idle
+
+        /// Whether the execution was cancelled, read from any thread.
+        var isCancelled: Bool { task?.isCancelled ?? signal?.isCancelled ?? false }
+
+        /// Cancels the execution.
+        func cancel() {
+            task?.cancel()
+            signal?.cancel()
+        }
     }
 
     /// The hand-over between the loop, which calls ``SimpleNetworking/execute(request:)``, and that method's
@@ -82,10 +94,8 @@ extension SimpleRequest {
                         state.live?.goAhead = .idle
                         return .some(sender)
                     }
-                    if Task.isCancelled {
-                        state.live?.goAhead = .idle
-                        return .some(nil)
-                    }
+                    // Cancelled before waiting: the go-ahead stays expected, so that a late `super` is ignored.
+                    if Task.isCancelled { return .some(nil) }
                     state.live?.goAhead = .awaited(continuation)
                     return .none
                 }
@@ -108,7 +118,7 @@ extension SimpleRequest {
             case none, start, resume(CheckedContinuation<SimpleNetworking?, Never>)
         }
         let action = state.withLock { state -> Action in
-            guard let live = state.live else {
+            guard let goAhead = state.live?.goAhead else {
                 // A late `super` for an execution that ended (cancelled, say) while waiting for it sends nothing.
                 if state.unansweredGoAhead {
                     state.unansweredGoAhead = false
@@ -116,7 +126,7 @@ extension SimpleRequest {
                 }
                 return .start
             }
-            switch live.goAhead {
+            switch goAhead {
             case .expected:
                 state.live?.goAhead = .given(client)
                 return .none
@@ -146,10 +156,10 @@ extension SimpleRequest {
 extension SimpleRequest.State {
     /// See ``SimpleRequest/end(_:record:)``.
     mutating func end(_ id: Int, record: SimpleRequest.ExecutionRecord) {
-        guard let live, live.id == id else { return }
-        switch live.goAhead {
+        guard live?.id == id else { return }
+        switch live?.goAhead {
         case .expected, .awaited: unansweredGoAhead = true
-        case .idle, .given: break
+        case .idle, .given, nil: break
         }
         self.record = record
         self.live = nil

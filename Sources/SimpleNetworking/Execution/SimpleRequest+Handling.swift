@@ -72,7 +72,7 @@ extension SimpleRequest {
             state.live?.requestedRetry = nil
             return HandlingSnapshot(
                 handlers: state.handlers, parts: state.parts, retryPolicy: state.retryPolicy,
-                cancelled: state.live?.task.isCancelled ?? false)
+                cancelled: state.live?.isCancelled ?? false)
         }
         let decision = settle(
             handle(outcome, transformed: transformed, with: snapshot, on: client, context: context),
@@ -96,9 +96,10 @@ extension SimpleRequest {
         case .policyRetry(let retry): decision = .retry(retry)
         }
         return state.withLock { state in
-            guard let live = state.live, live.id == id else { return decision }
+            // Not `if let live`: that would copy the whole live execution on every request.
+            guard state.live?.id == id else { return decision }
             state.live?.isHandling = false
-            if let requested = live.requestedRetry {
+            if let requested = state.live?.requestedRetry {
                 state.live?.requestedRetry = nil
                 return .retry(requested)
             }
@@ -118,16 +119,13 @@ extension SimpleRequest {
         context: HandlingContext
     ) -> HandlersResult {
         let history = context.record.history
-        var outcome =
-            snapshot.cancelled
-            ? .failure(.cancelled)
-            : result.map { response in
-                var response = response
-                response.attempts = history
-                response.clientDecoder = client.configuration.decoder
-                return response
-            }
-        outcome = outcome.mapError { $0.withAttempts(history) }
+        var outcome: Outcome
+        switch result {
+        case _ where snapshot.cancelled: outcome = .failure(SimpleNetworkingError.cancelled.withAttempts(history))
+        case .success(let response):
+            outcome = .success(response.with(attempts: history, decoder: client.configuration.decoder))
+        case .failure(let error): outcome = .failure(error.withAttempts(history))
+        }
         if case .success(let response) = outcome {
             for handler in snapshot.handlers.statusHandlers[response.statusCode] ?? [] where !handler(self, response) {
                 return .stopped(response)
@@ -165,11 +163,10 @@ extension SimpleRequest {
     private func transformedValue(of outcome: Outcome, on client: SimpleNetworking, context: HandlingContext)
         -> TransformResult?
     {
-        guard case .success(var response) = outcome, let transform = state.withLock({ $0.handlers.transform }) else {
+        guard case .success(let received) = outcome, let transform = state.withLock({ $0.handlers.transform }) else {
             return nil
         }
-        response.attempts = context.record.history
-        response.clientDecoder = client.configuration.decoder
+        let response = received.with(attempts: context.record.history, decoder: client.configuration.decoder)
         guard response.isSuccess else {
             guard let body = transform.errorBody?(response, client) else { return nil }
             return .failure(.errorBody(body, response: response))

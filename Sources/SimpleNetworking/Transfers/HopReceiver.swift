@@ -47,19 +47,19 @@ final class HopReceiver: Sendable {
         self.queue = queue
     }
 
-    /// The callbacks the transport calls.
-    var transfer: HTTPTransfer {
+    /// The callbacks the transport calls, cancelled by `signal` as well as by the calling task.
+    func transfer(signal: CancellationSignal?) -> HTTPTransfer {
         guard destination?.isPaced == true else {
             return HTTPTransfer(
                 head: { head throws(SimpleNetworkingError) in try self.begin(head) },
                 body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) },
-                sent: { sent, expected in self.sent(sent, of: expected) })
+                sent: { sent, expected in self.sent(sent, of: expected) }, signal: signal)
         }
         return HTTPTransfer(
             head: { head throws(SimpleNetworkingError) in try self.begin(head) },
             body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) },
             pacedBody: { bytes throws(SimpleNetworkingError) in try await self.writeWhenReady(bytes) },
-            sent: { sent, expected in self.sent(sent, of: expected) })
+            sent: { sent, expected in self.sent(sent, of: expected) }, signal: signal)
     }
 
     private func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
@@ -128,10 +128,7 @@ final class HopReceiver: Sendable {
                 last: true)
         }
         guard !memory.isEmpty else { return response }
-        var whole = SimpleResponse(
-            statusCode: response.statusCode, headers: response.headers, body: memory, url: response.url)
-        whole.attempts = response.attempts
-        return whole
+        return response.with(body: memory)
     }
 
     /// The decoded length a response declares: its `Content-Length`, unless a content coding makes the decoded size

@@ -5,12 +5,17 @@ import Foundation
 /// The client makes one for each hop and passes it to ``HTTPTransport/send(_:options:transfer:)``. A transport calls
 /// ``receive(head:)`` once when the status and headers arrive, then ``deliver(_:)`` (or ``receive(_:)``) for each
 /// piece of the body, in order, never concurrently. An error any of them throws must stop the transfer, and the
-/// transport then fails with that error.
+/// transport then fails with that error. The client may cancel a transfer without cancelling the task that sends it
+/// (see ``withCancellationHandler(_:onCancel:isolation:)``).
 public final class HTTPTransfer: Sendable {
     private let head: @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
     private let body: @Sendable (Data) throws(SimpleNetworkingError) -> Void
     private let pacedBody: (@Sendable (Data) async throws(SimpleNetworkingError) -> Void)?
     private let sent: @Sendable (Int64, Int64?) -> Void
+    /// The client's cancellation of the request, when it runs in its caller's task; `nil` when only the task's own
+    /// cancellation applies.
+    @usableFromInline
+    let signal: CancellationSignal?
 
     /// Creates a transfer from its three callbacks, for a transport's own tests.
     /// - Parameters:
@@ -26,6 +31,20 @@ public final class HTTPTransfer: Sendable {
         self.body = body
         self.pacedBody = nil
         self.sent = sent
+        self.signal = nil
+    }
+
+    /// A transfer the client made for one hop, or `TransportConformance` for its check.
+    package init(
+        head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
+        body: @escaping @Sendable (Data) throws(SimpleNetworkingError) -> Void,
+        sent: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }, signal: CancellationSignal?
+    ) {
+        self.head = head
+        self.body = body
+        self.pacedBody = nil
+        self.sent = sent
+        self.signal = signal
     }
 
     /// A transfer whose reader may be slower than the network: `pacedBody` waits for room, `body` fails without it.
@@ -33,12 +52,42 @@ public final class HTTPTransfer: Sendable {
         head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
         body: @escaping @Sendable (Data) throws(SimpleNetworkingError) -> Void,
         pacedBody: @escaping @Sendable (Data) async throws(SimpleNetworkingError) -> Void,
-        sent: @escaping @Sendable (Int64, Int64?) -> Void
+        sent: @escaping @Sendable (Int64, Int64?) -> Void, signal: CancellationSignal?
     ) {
         self.head = head
         self.body = body
         self.pacedBody = pacedBody
         self.sent = sent
+        self.signal = signal
+    }
+
+    /// Whether the request was cancelled: its calling task, or the transfer itself by the client.
+    public var isCancelled: Bool { Task.isCancelled || signal?.isCancelled == true }
+
+    /// Runs `operation`, the transport's wait for the request, and calls `handler` if the request is cancelled
+    /// meanwhile (at once when it already was): there the transport stops the request, which then throws
+    /// ``SimpleNetworkingError/cancelled``.
+    ///
+    /// It stands for `withTaskCancellationHandler` and covers both ways a request is cancelled: its calling task, and
+    /// the client's ``SimpleRequest/cancel()`` of a request that runs in its caller's task, which cannot cancel that
+    /// task. A transport whose ``HTTPTransport/capabilities`` include ``TransportCapabilities/transferCancellation``
+    /// waits for the network inside it.
+    /// - Parameters:
+    ///   - operation: The wait for the request.
+    ///   - handler: Stops the request; it may run on any thread, concurrently with `operation`, at most once.
+    ///   - isolation: The caller's actor, inherited.
+    /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws.
+    @inlinable
+    public func withCancellationHandler<Value>(
+        _ operation: () async throws -> Value, onCancel handler: @escaping @Sendable () -> Void,
+        isolation: isolated (any Actor)? = #isolation
+    ) async rethrows -> Value {
+        // Inlinable, so that a transport's call is specialized for its own types, with no generic metadata to look
+        // up at run time on every request.
+        let registration = signal?.register(handler)
+        defer { if let registration { signal?.unregister(registration) } }
+        return try await withTaskCancellationHandler(operation: operation, onCancel: handler, isolation: isolation)
     }
 
     /// Whether the body's reader runs at its own pace (a response stream read by another task), so that
@@ -85,8 +134,7 @@ public final class HTTPTransfer: Sendable {
     /// - Returns: The response with an empty body: the body went to the transfer.
     /// - Throws: What ``receive(head:)`` and ``deliver(_:)`` throw.
     public func deliver(whole response: SimpleResponse) async throws(SimpleNetworkingError) -> SimpleResponse {
-        var head = SimpleResponse(statusCode: response.statusCode, headers: response.headers, url: response.url)
-        head.attempts = response.attempts
+        let head = response.head
         try receive(head: head)
         if !response.body.isEmpty { try await deliver(response.body) }
         return head

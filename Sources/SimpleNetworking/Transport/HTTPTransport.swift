@@ -29,7 +29,8 @@ public protocol HTTPTransport: Sendable {
     /// the next piece only then. One that cannot (URLSession on Linux cannot pause libcurl) calls
     /// ``HTTPTransfer/receive(_:)`` instead, and the consumer fails the transfer when its buffer is full. A declared
     /// `Content-Length` is never a reason to allocate. The body-size limit in `options` counts decoded bytes.
-    /// Cancelling the calling task must stop the request and throw ``SimpleNetworkingError/cancelled``.
+    /// Cancelling the calling task must stop the request and throw ``SimpleNetworkingError/cancelled``; so must
+    /// cancelling the transfer, for a transport that declares ``TransportCapabilities/transferCancellation``.
     /// - Parameters:
     ///   - request: The request, already validated, with every header merged in.
     ///   - options: Limits for this attempt.
@@ -62,12 +63,16 @@ extension HTTPTransport {
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws(SimpleNetworkingError)
         -> SimpleResponse
     {
+        try await collect(request, options: options, signal: nil)
+    }
+
+    /// ``send(_:options:)`` for the client, whose transfer `signal` may cancel as well as the calling task.
+    func collect(_ request: HTTPRequest, options: TransportOptions, signal: CancellationSignal?)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+    {
         let collector = BodyCollector(limit: options.maximumResponseBodySize)
-        let head = try await send(request, options: options, transfer: collector.transfer)
-        var response = SimpleResponse(
-            statusCode: head.statusCode, headers: head.headers, body: collector.body, url: head.url)
-        response.attempts = head.attempts
-        return response
+        let head = try await send(request, options: options, transfer: collector.transfer(signal: signal))
+        return head.with(body: collector.body)
     }
 }
 
@@ -88,6 +93,12 @@ public struct TransportCapabilities: OptionSet, Sendable, Hashable {
     /// A body file (``HTTPRequest/bodyFile``) is read as it is sent, never into memory, and its progress reported
     /// while it goes: uploads from a file and upload progress need it.
     public static let streamsRequestBody = TransportCapabilities(rawValue: 1 << 1)
+
+    /// The transport stops a request when its transfer is cancelled, not only when the calling task is: it waits
+    /// for the network inside ``HTTPTransfer/withCancellationHandler(_:onCancel:isolation:)``. The client then runs
+    /// ``SimpleRequest/response(on:)`` in the caller's task, with no task of its own; without it, in a task that
+    /// ``SimpleRequest/cancel()`` can cancel.
+    public static let transferCancellation = TransportCapabilities(rawValue: 1 << 2)
 
     /// Everything: streamed responses and streamed request bodies.
     public static let streaming: TransportCapabilities = [.streamsResponseBody, .streamsRequestBody]
@@ -121,7 +132,7 @@ final class BodyCollector: Sendable {
 
     var body: Data { collected.withLock { $0 } }
 
-    var transfer: HTTPTransfer {
+    func transfer(signal: CancellationSignal?) -> HTTPTransfer {
         HTTPTransfer(
             head: { _ in },
             body: { [limit, collected] bytes throws(SimpleNetworkingError) in
@@ -131,6 +142,7 @@ final class BodyCollector: Sendable {
                     return true
                 }
                 guard fits else { throw .responseTooLarge(limit: limit) }
-            })
+            },
+            signal: signal)
     }
 }

@@ -210,6 +210,8 @@ func docCraneCall(host: URL, log: EventLog) async throws -> Int {
     let response = try await session.send(UserDetailsRequest(userID: 42))
     print(response.name, response.age)
     // DOC-SAMPLE-END
+    // The handler-style request may still be running: the awaited one does not wait for it.
+    _ = await eventually { !log.all.isEmpty }
     session.close()
     return response.age
 }

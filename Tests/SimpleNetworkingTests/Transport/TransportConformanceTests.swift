@@ -22,7 +22,7 @@ struct TransportConformanceTests {
     func catchesBrokenTransport() async {
         // Follows nothing, limits nothing, never times out: answers every request with a 302 and a large body.
         struct Careless: HTTPTransport {
-            var capabilities: TransportCapabilities { .streaming }
+            var capabilities: TransportCapabilities { [.streaming, .transferCancellation] }
 
             func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
                 async throws(SimpleNetworkingError) -> SimpleResponse

@@ -84,8 +84,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Everything streams: response bodies piece by piece with backpressure, and body files read from disk as they
-    /// are sent.
-    public var capabilities: TransportCapabilities { .streaming }
+    /// are sent; and a cancelled transfer cancels its request.
+    public var capabilities: TransportCapabilities { [.streaming, .transferCancellation] }
 
     /// Sends `request` and streams its response to `transfer` as it arrives.
     ///
@@ -125,13 +125,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
         let task = client.execute(request: outgoing, delegate: streamer, eventLoop: .indifferent, deadline: deadline)
         do {
-            return try await withTaskCancellationHandler {
+            return try await transfer.withCancellationHandler {
                 try await task.futureResult.get()
             } onCancel: {
                 task.cancel()
             }
         } catch {
-            if Task.isCancelled { throw .cancelled }
+            if transfer.isCancelled { throw .cancelled }
             if closed.withLockedValue({ $0 }) { throw Self.closedError }
             throw Self.failure(error, afterHead: streamer.receivedHead)
         }

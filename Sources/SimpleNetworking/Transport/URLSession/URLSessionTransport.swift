@@ -69,9 +69,11 @@ package final class URLSessionTransport: HTTPTransport {
         #endif
     }
 
-    /// Everything on the library's own session; nothing on a session the caller made, whose delegate is not the
-    /// library's.
-    package var capabilities: TransportCapabilities { ownsSession ? .streaming : [] }
+    /// Everything on the library's own session; on a session the caller made, whose delegate is not the library's,
+    /// no streaming, but a cancelled transfer still stops its task.
+    package var capabilities: TransportCapabilities {
+        ownsSession ? [.streaming, .transferCancellation] : .transferCancellation
+    }
 
     /// Streams in both directions on the library's own session: the response body goes to `transfer` from the
     /// delegate as it arrives (URLSession cannot pause a transfer, so a reader that falls too far behind fails it),
@@ -86,9 +88,10 @@ package final class URLSessionTransport: HTTPTransport {
             guard request.bodyFile == nil else {
                 throw .unsupportedByTransport(reason: "a URLSession the caller made cannot stream a body file")
             }
-            return try await transfer.deliver(whole: try await run(request, options: options, transfer: nil))
+            let whole = try await run(request, options: options, transfer: nil, cancelledBy: transfer)
+            return try await transfer.deliver(whole: whole)
         }
-        return try await run(request, options: options, transfer: transfer)
+        return try await run(request, options: options, transfer: transfer, cancelledBy: transfer)
     }
 
     /// Why URLSession cannot send `request`, or `nil`: a body on GET or HEAD (URLSession drops it, or fails the
@@ -109,9 +112,11 @@ package final class URLSessionTransport: HTTPTransport {
         return nil
     }
 
-    private func run(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer?)
-        async throws(SimpleNetworkingError) -> SimpleResponse
-    {
+    /// Runs one data or upload task; the response goes to `transfer`, or into the result's body without one.
+    /// Cancelling `canceller` (or the calling task) stops it.
+    private func run(
+        _ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer?, cancelledBy canceller: HTTPTransfer
+    ) async throws(SimpleNetworkingError) -> SimpleResponse {
         let bodyFile = request.bodyFile
         let request = Self.urlRequest(for: request, timeout: options.timeout)
         let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize, transfer: transfer)
@@ -131,7 +136,7 @@ package final class URLSessionTransport: HTTPTransport {
                 }
             }
         }
-        let result = await withTaskCancellationHandler {
+        let result = await canceller.withCancellationHandler {
             await pending.outcome()
         } onCancel: { [delegate] in
             delegate.stop(pending, with: .cancelled)
