@@ -102,11 +102,50 @@ package final class URLSessionTransport: HTTPTransport {
                 + "or use the AsyncHTTPClient engine"
         }
         #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
-            if let host = request.url.host, let reason = Origin.unsupportedHostReason(host) {
+            if let host = request.url.host, !isPlainHost(host), let reason = Origin.unsupportedHostReason(host) {
                 return reason + ", or use the AsyncHTTPClient engine"
             }
         #endif
         return nil
+    }
+
+    /// Whether `host` is one libcurl certainly keeps as it is, decided in one pass over its bytes: a name whose last
+    /// label does not start with a digit, or four decimal numbers 0-255 without leading zeros. Every other host,
+    /// plain or not, goes through `Origin.unsupportedHostReason(_:)`, which decides; this only spares the common
+    /// hosts its splitting into labels, which cost more than the rest of the transport's checks together.
+    package static func isPlainHost(_ host: String) -> Bool {
+        var labels = 0
+        var first: UInt8?  // the first byte of the current label
+        var previousFirst: UInt8?
+        var dottedDecimal = true  // so far: labels of one to three digits, at most 255, without a leading zero
+        var digits = 0
+        var value = 0
+        for byte in host.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                if digits == 0 { dottedDecimal = false }
+                labels += 1
+                previousFirst = first
+                first = nil
+                digits = 0
+                value = 0
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if first == nil { first = byte }
+                if digits == 1, value == 0 { dottedDecimal = false }
+                digits += 1
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                if digits > 3 || value > 255 { dottedDecimal = false }
+            case UInt8(ascii: ":"), UInt8(ascii: "["):
+                return false
+            default:
+                if first == nil { first = byte }
+                dottedDecimal = false
+            }
+        }
+        if dottedDecimal, labels == 3, digits > 0 { return true }
+        // The last label, or the one before a final dot: a number (decimal or 0x) starts with a digit.
+        let last = first == nil && labels > 0 ? previousFirst : first
+        return !(last.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false)
     }
 
     private func run(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer?)
