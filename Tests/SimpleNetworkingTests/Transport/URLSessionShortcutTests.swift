@@ -2,6 +2,10 @@ import Foundation
 import SimpleNetworking
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The URLSession transport's shortcuts for the common case agree with the general checks they spare: a shortcut may
 /// only answer where the answer is certain, and leaves everything else to the general check.
 @Suite("URLSession transport shortcuts")
@@ -21,5 +25,28 @@ struct URLSessionShortcutTests {
         ])
     func plainHosts(host: String, plain: Bool) {
         #expect(URLSessionTransport.isPlainHost(host) == plain)
+    }
+
+    /// A new `URLRequest` is a GET already, so the method is set only for other methods: every method still arrives
+    /// as `URLRequest` itself spells it when set.
+    @Test("The URLRequest carries every method, header and body", arguments: ["GET", "POST", "HEAD", "get", "PURGE"])
+    func urlRequestCarriesMethod(method: String) throws {
+        let url = try #require(URL(string: "http://127.0.0.1:9/path"))
+        var direct = URLRequest(url: url)
+        direct.httpMethod = method
+        let plain = URLSessionTransport.urlRequest(
+            for: HTTPRequest(method: HTTPMethod(rawValue: method), url: url), timeout: 5)
+        #expect(plain.httpMethod == direct.httpMethod)
+        #expect(plain.httpBody == nil)
+        #expect(plain.allHTTPHeaderFields?.isEmpty ?? true)
+
+        let full = URLSessionTransport.urlRequest(
+            for: HTTPRequest(
+                method: HTTPMethod(rawValue: method), url: url, headers: ["Accept": "a", "X-Two": "b"],
+                body: Data("body".utf8)),
+            timeout: 5)
+        #expect(full.httpMethod == direct.httpMethod)
+        #expect(full.httpBody == Data("body".utf8))
+        #expect(full.allHTTPHeaderFields == ["Accept": "a", "X-Two": "b"])
     }
 }
