@@ -13,8 +13,9 @@ import Foundation
 /// "URLSession on Linux" in the documentation). Nothing of an attempt outlives it: its deadline is cancelled, and its
 /// handler released, when the attempt ends.
 package final class PendingTask: @unchecked Sendable {
-    // @unchecked Sendable: `response`, `body`, `declinedChallenge` and `converted` are only touched on the session's
-    // serial delegate queue; everything else is in `state`, behind its lock, so the caller is resumed exactly once.
+    // @unchecked Sendable: `response`, `body`, `declinedChallenge` and the converted head are only touched on the
+    // session's serial delegate queue; everything else is in `state`, behind its lock, so the caller is resumed
+    // exactly once.
     package typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
 
     private struct State: @unchecked Sendable {
@@ -48,16 +49,26 @@ package final class PendingTask: @unchecked Sendable {
         self.transfer = transfer
     }
 
-    /// The last response converted by ``headers(of:)``, with its headers.
-    private var converted: (response: HTTPURLResponse, headers: HTTPHeaders)?
+    /// The last response converted by ``head(of:)``, and its head (apart, so that a lookup copies only what it
+    /// returns).
+    private var convertedResponse: HTTPURLResponse?
+    private var convertedHead: ResponseHead?
 
-    /// The headers of `response`, converted once per response: on Linux every read of `allHeaderFields` rebuilds
-    /// the whole dictionary, and the framing check, the size check and the result all need them.
+    /// The headers of `response` and its framing fields, converted once per response: on Linux every read of
+    /// `allHeaderFields` rebuilds the whole dictionary, and the framing check, the size check and the result all
+    /// need them.
+    func head(of response: HTTPURLResponse) -> ResponseHead {
+        if convertedResponse === response, let convertedHead { return convertedHead }
+        let head = ResponseHead(response)
+        convertedResponse = response
+        convertedHead = head
+        return head
+    }
+
+    /// The headers of `response`, converted once per response (see ``head(of:)``).
     func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        if let converted, converted.response === response { return converted.headers }
-        let headers = HTTPHeaders(response)
-        converted = (response, headers)
-        return headers
+        if convertedResponse === response, let headers = convertedHead?.headers { return headers }
+        return head(of: response).headers
     }
 
     /// Gives ``transfer`` the response's head, and the body kept so far, unless it has had them.
