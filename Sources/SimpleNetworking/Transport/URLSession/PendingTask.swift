@@ -22,7 +22,8 @@ package final class PendingTask: @unchecked Sendable {
         // @unchecked Sendable: URLSessionDataTask is safe to use from any thread (its methods run on its own queues)
         // but corelibs does not annotate it.
         var ended = false
-        var continuation: CheckedContinuation<Outcome, Never>?
+        /// Unchecked: `ended` makes sure it is resumed exactly once, and the checked kind allocates for its own check.
+        var continuation: UnsafeContinuation<Outcome, Never>?
         /// The outcome of an attempt that ended before its caller started waiting.
         var early: Outcome?
         var task: URLSessionDataTask?
@@ -86,7 +87,7 @@ package final class PendingTask: @unchecked Sendable {
 
     /// Waits until the attempt ends and returns how.
     package func outcome() async -> Outcome {
-        await withCheckedContinuation { continuation in
+        await withUnsafeContinuation { continuation in
             let early = state.withLock { state -> Outcome? in
                 if !state.ended { state.continuation = continuation }
                 defer { state.early = nil }
@@ -124,11 +125,16 @@ package final class PendingTask: @unchecked Sendable {
     /// - Returns: Whether this call ended it, and its task if one was attached (to be cancelled unless it completed).
     @discardableResult
     func finish(with result: Outcome) -> (ended: Bool, task: URLSessionDataTask?) {
-        let ending = state.withLock { state -> State? in
+        typealias Ending = (
+            continuation: UnsafeContinuation<Outcome, Never>?, task: URLSessionDataTask?, deadline: UInt64?
+        )
+        // Taken out of the state, not copied with it: the state keeps nothing of an attempt that has ended.
+        let ending = state.withLock { state -> Ending? in
             guard !state.ended else { return nil }
-            let before = state
-            state = State(ended: true, early: before.continuation == nil ? result : nil)
-            return before
+            state.ended = true
+            let ending = (state.continuation.take(), state.task.take(), state.deadline.take())
+            if ending.0 == nil { state.early = result }
+            return ending
         }
         guard let ending else { return (false, nil) }
         if let deadline = ending.deadline { DeadlineTimers.shared.cancel(deadline) }

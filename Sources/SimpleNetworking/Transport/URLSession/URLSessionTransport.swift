@@ -154,8 +154,9 @@ package final class URLSessionTransport: HTTPTransport {
         let bodyFile = request.bodyFile
         let request = Self.urlRequest(for: request, timeout: options.timeout)
         let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize, transfer: transfer)
-        pending.startDeadline(after: options.timeout) { [weak pending, delegate] in
-            guard let pending else { return }
+        // A strong reference: the deadline is cancelled, and this handler released, when the attempt ends, so it keeps
+        // the attempt no longer than that (a weak one cost a side table per attempt).
+        pending.startDeadline(after: options.timeout) { [pending, delegate] in
             delegate.stop(pending, with: .transportFailed(TransportFailure(URLError(.timedOut))))
         }
         // On Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for
