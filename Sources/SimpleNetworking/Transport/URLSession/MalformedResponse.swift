@@ -36,18 +36,18 @@ enum Malformed {
         return [NSURLErrorFailingURLErrorKey: url]
     }
 
-    /// The problem with how a response with `headers` delimits its body, if any (RFC 9112, section 6.3): every
+    /// The problem with how a response with `head` delimits its body, if any (RFC 9112, section 6.3): every
     /// `Content-Length` value must be a decimal number, and repeated values must agree. `Transfer-Encoding`
     /// overrides it.
-    static func framing(of headers: HTTPHeaders) -> Malformed? {
-        guard headers["Transfer-Encoding"] == nil else { return nil }
-        let fields = headers.values(for: "Content-Length")
-        // The common case, one plain number, without splitting or trimming.
-        if fields.count == 1, let only = fields.first, !only.isEmpty,
+    static func framing(of head: ResponseHead) -> Malformed? {
+        guard !head.hasTransferEncoding, head.contentLengthCount > 0 else { return nil }
+        // The common case, one plain number, without collecting, splitting or trimming.
+        if head.contentLengthCount == 1, let only = head.contentLength, !only.isEmpty,
             only.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         {
             return nil
         }
+        let fields = head.headers.values(for: "Content-Length")
         guard !fields.isEmpty else { return nil }
         // Repeated fields arrive joined with ", " on Linux, and as separate fields elsewhere.
         let length = fields.joined(separator: ",")

@@ -13,15 +13,17 @@ import Foundation
 /// "URLSession on Linux" in the documentation). Nothing of an attempt outlives it: its deadline is cancelled, and its
 /// handler released, when the attempt ends.
 package final class PendingTask: @unchecked Sendable {
-    // @unchecked Sendable: `response`, `body`, `declinedChallenge` and `converted` are only touched on the session's
-    // serial delegate queue; everything else is in `state`, behind its lock, so the caller is resumed exactly once.
+    // @unchecked Sendable: `response`, `body`, `declinedChallenge` and the converted head are only touched on the
+    // session's serial delegate queue; everything else is in `state`, behind its lock, so the caller is resumed
+    // exactly once.
     package typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
 
     private struct State: @unchecked Sendable {
         // @unchecked Sendable: URLSessionDataTask is safe to use from any thread (its methods run on its own queues)
         // but corelibs does not annotate it.
         var ended = false
-        var continuation: CheckedContinuation<Outcome, Never>?
+        /// Unchecked: `ended` makes sure it is resumed exactly once, and the checked kind allocates for its own check.
+        var continuation: UnsafeContinuation<Outcome, Never>?
         /// The outcome of an attempt that ended before its caller started waiting.
         var early: Outcome?
         var task: URLSessionDataTask?
@@ -48,16 +50,26 @@ package final class PendingTask: @unchecked Sendable {
         self.transfer = transfer
     }
 
-    /// The last response converted by ``headers(of:)``, with its headers.
-    private var converted: (response: HTTPURLResponse, headers: HTTPHeaders)?
+    /// The last response converted by ``head(of:)``, and its head (apart, so that a lookup copies only what it
+    /// returns).
+    private var convertedResponse: HTTPURLResponse?
+    private var convertedHead: ResponseHead?
 
-    /// The headers of `response`, converted once per response: on Linux every read of `allHeaderFields` rebuilds
-    /// the whole dictionary, and the framing check, the size check and the result all need them.
+    /// The headers of `response` and its framing fields, converted once per response: on Linux every read of
+    /// `allHeaderFields` rebuilds the whole dictionary, and the framing check, the size check and the result all
+    /// need them.
+    func head(of response: HTTPURLResponse) -> ResponseHead {
+        if convertedResponse === response, let convertedHead { return convertedHead }
+        let head = ResponseHead(response)
+        convertedResponse = response
+        convertedHead = head
+        return head
+    }
+
+    /// The headers of `response`, converted once per response (see ``head(of:)``).
     func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        if let converted, converted.response === response { return converted.headers }
-        let headers = HTTPHeaders(response)
-        converted = (response, headers)
-        return headers
+        if convertedResponse === response, let headers = convertedHead?.headers { return headers }
+        return head(of: response).headers
     }
 
     /// Gives ``transfer`` the response's head, and the body kept so far, unless it has had them.
@@ -75,7 +87,7 @@ package final class PendingTask: @unchecked Sendable {
 
     /// Waits until the attempt ends and returns how.
     package func outcome() async -> Outcome {
-        await withCheckedContinuation { continuation in
+        await withUnsafeContinuation { continuation in
             let early = state.withLock { state -> Outcome? in
                 if !state.ended { state.continuation = continuation }
                 defer { state.early = nil }
@@ -113,11 +125,16 @@ package final class PendingTask: @unchecked Sendable {
     /// - Returns: Whether this call ended it, and its task if one was attached (to be cancelled unless it completed).
     @discardableResult
     func finish(with result: Outcome) -> (ended: Bool, task: URLSessionDataTask?) {
-        let ending = state.withLock { state -> State? in
+        typealias Ending = (
+            continuation: UnsafeContinuation<Outcome, Never>?, task: URLSessionDataTask?, deadline: UInt64?
+        )
+        // Taken out of the state, not copied with it: the state keeps nothing of an attempt that has ended.
+        let ending = state.withLock { state -> Ending? in
             guard !state.ended else { return nil }
-            let before = state
-            state = State(ended: true, early: before.continuation == nil ? result : nil)
-            return before
+            state.ended = true
+            let ending = (state.continuation.take(), state.task.take(), state.deadline.take())
+            if ending.0 == nil { state.early = result }
+            return ending
         }
         guard let ending else { return (false, nil) }
         if let deadline = ending.deadline { DeadlineTimers.shared.cancel(deadline) }

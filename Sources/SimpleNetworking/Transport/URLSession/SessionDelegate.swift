@@ -130,13 +130,13 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         guard let pending = pending(for: dataTask) else { return completionHandler(.cancel) }
         pending.response = response as? HTTPURLResponse
         if let response = pending.response {
-            let headers = pending.headers(of: response)
-            if let problem = Malformed.framing(of: headers) {
+            let head = pending.head(of: response)
+            if let problem = Malformed.framing(of: head) {
                 // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
                 stop(pending, with: .transportFailed(TransportFailure(problem.error(for: dataTask.originalRequest))))
                 return completionHandler(.cancel)
             }
-            if Self.declaredLength(of: response, headers: headers, for: dataTask) > pending.maximumBodySize {
+            if Self.declaredLength(of: response, head: head, for: dataTask) > pending.maximumBodySize {
                 // Linux ignores `.cancel` here and downloads the body anyway, so the task is cancelled directly (see
                 // "URLSession on Linux" in the documentation).
                 stop(pending, with: .responseTooLarge(limit: pending.maximumBodySize))
@@ -228,12 +228,11 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     /// The body length the response declares, when that is the length that will be counted: not for HEAD, not
     /// for statuses without a body, and not when a content coding makes the decoded length unknown.
-    private static func declaredLength(of response: HTTPURLResponse, headers: HTTPHeaders, for task: URLSessionTask)
+    private static func declaredLength(of response: HTTPURLResponse, head: ResponseHead, for task: URLSessionTask)
         -> Int64
     {
-        let coding = (headers["Content-Encoding"] ?? "identity").lowercased()
-        guard task.originalRequest?.httpMethod != "HEAD", response.statusCode != 204, response.statusCode != 304,
-            coding == "identity" || coding.isEmpty
+        if let coding = head.contentEncoding, !coding.isEmpty, !coding.equalsIgnoringASCIICase("identity") { return 0 }
+        guard task.originalRequest?.httpMethod != "HEAD", response.statusCode != 204, response.statusCode != 304
         else { return 0 }
         return response.expectedContentLength
     }

@@ -105,11 +105,50 @@ package final class URLSessionTransport: HTTPTransport {
                 + "or use the AsyncHTTPClient engine"
         }
         #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
-            if let host = request.url.host, let reason = Origin.unsupportedHostReason(host) {
+            if let host = request.url.host, !isPlainHost(host), let reason = Origin.unsupportedHostReason(host) {
                 return reason + ", or use the AsyncHTTPClient engine"
             }
         #endif
         return nil
+    }
+
+    /// Whether `host` is one libcurl certainly keeps as it is, decided in one pass over its bytes: a name whose last
+    /// label does not start with a digit, or four decimal numbers 0-255 without leading zeros. Every other host,
+    /// plain or not, goes through `Origin.unsupportedHostReason(_:)`, which decides; this only spares the common
+    /// hosts its splitting into labels, which cost more than the rest of the transport's checks together.
+    package static func isPlainHost(_ host: String) -> Bool {
+        var labels = 0
+        var first: UInt8?  // the first byte of the current label
+        var previousFirst: UInt8?
+        var dottedDecimal = true  // so far: labels of one to three digits, at most 255, without a leading zero
+        var digits = 0
+        var value = 0
+        for byte in host.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                if digits == 0 { dottedDecimal = false }
+                labels += 1
+                previousFirst = first
+                first = nil
+                digits = 0
+                value = 0
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if first == nil { first = byte }
+                if digits == 1, value == 0 { dottedDecimal = false }
+                digits += 1
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                if digits > 3 || value > 255 { dottedDecimal = false }
+            case UInt8(ascii: ":"), UInt8(ascii: "["):
+                return false
+            default:
+                if first == nil { first = byte }
+                dottedDecimal = false
+            }
+        }
+        if dottedDecimal, labels == 3, digits > 0 { return true }
+        // The last label, or the one before a final dot: a number (decimal or 0x) starts with a digit.
+        let last = first == nil && labels > 0 ? previousFirst : first
+        return !(last.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false)
     }
 
     /// Runs one data or upload task; the response goes to `transfer`, or into the result's body without one.
@@ -120,8 +159,9 @@ package final class URLSessionTransport: HTTPTransport {
         let bodyFile = request.bodyFile
         let request = Self.urlRequest(for: request, timeout: options.timeout)
         let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize, transfer: transfer)
-        pending.startDeadline(after: options.timeout) { [weak pending, delegate] in
-            guard let pending else { return }
+        // A strong reference: the deadline is cancelled, and this handler released, when the attempt ends, so it keeps
+        // the attempt no longer than that (a weak one cost a side table per attempt).
+        pending.startDeadline(after: options.timeout) { [pending, delegate] in
             delegate.stop(pending, with: .transportFailed(TransportFailure(URLError(.timedOut))))
         }
         // On Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for
@@ -148,9 +188,10 @@ package final class URLSessionTransport: HTTPTransport {
     /// and URLSession's own timeout set as a backstop behind the library's timer.
     package static func urlRequest(for request: HTTPRequest, timeout: TimeInterval) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method.rawValue
-        urlRequest.httpBody = request.body
-        urlRequest.allHTTPHeaderFields = request.headers.dictionary
+        // A new URLRequest is a GET already, and setting the method costs as much as a header conversion on Linux.
+        if request.method != .get { urlRequest.httpMethod = request.method.rawValue }
+        if let body = request.body { urlRequest.httpBody = body }
+        if !request.headers.isEmpty { urlRequest.allHTTPHeaderFields = request.headers.dictionary }
         urlRequest.timeoutInterval = sessionTimeout(for: timeout)
         return urlRequest
     }
