@@ -4,7 +4,7 @@ extension SimpleRequest {
     /// Per-request overrides of the client's safety settings, and the request's identity in events.
     struct SafetySettings: Sendable {
         /// The same for every attempt and redirect of this request, in ``NetworkEvent/requestID``.
-        let requestID = UUID()
+        let requestID = RequestIdentity.next()
         var redirectPolicy: RedirectPolicy?
         var maximumResponseBodySize: Int?
     }

@@ -23,6 +23,29 @@ private final class EventRecorder: Sendable {
 
 @Suite("Events and cURL descriptions never hold a secret")
 struct ObservabilityTests {
+    @Test("Each request has its own identity in events, shaped as a version 4 UUID, the same on each of its attempts")
+    func requestIdentities() async throws {
+        let recorder = EventRecorder()
+        var configuration = SimpleNetworking.Configuration()
+        configuration.eventHandler = { recorder.record($0) }
+        configuration.clock = VirtualClock().clock  // the retry's backoff passes without a real wait
+        let transport = MockTransport()
+        transport.enqueue(.status(503))
+        transport.route { _ in .status(200) }
+        let api = SimpleNetworking(baseURL: exampleBaseURL, transport: transport, configuration: configuration)
+        for index in 0..<200 { _ = try await api.get("/item/\(index)").response() }
+        let events = recorder.all
+        let identities = Set(events.map(\.requestID))
+        #expect(identities.count == 200)
+        // The first request was retried after its 503: both attempts carry one identity.
+        let first = events.filter { $0.url.hasSuffix("/item/0") }
+        #expect(first.count >= 4 && Set(first.map(\.requestID)).count == 1)
+        for identity in identities {
+            let text = Array(identity.uuidString)
+            #expect(text[14] == "4" && "89AB".contains(text[19]), "\(identity)")
+        }
+    }
+
     @Test("A captured event log of a redirected, failing request holds no secret")
     func eventLog() async throws {
         let server = try MockServer()
