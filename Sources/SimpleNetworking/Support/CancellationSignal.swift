@@ -5,9 +5,9 @@
 /// documentation). Cancelling that task cancels the request, as usual. ``SimpleRequest/cancel()`` instead cancels the
 /// execution's signal: whatever the execution awaits registers a handler here while it waits (the transport through
 /// ``HTTPTransfer/withCancellationHandler(_:onCancel:isolation:)``, a retry's wait through a task of its own) and
-/// the signal calls it, once.
+/// the signal calls it, once. Copies share one signal.
 @usableFromInline
-package final class CancellationSignal: Sendable {
+package struct CancellationSignal: Sendable {
     private struct State {
         var isCancelled = false
         var handler: (@Sendable () -> Void)?

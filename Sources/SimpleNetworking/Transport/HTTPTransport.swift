@@ -122,7 +122,7 @@ public struct TransportOptions: Sendable {
 }
 
 /// Collects a body in memory for ``HTTPTransport/send(_:options:)``, counting it as it arrives.
-final class BodyCollector: Sendable {
+struct BodyCollector: Sendable {
     private let limit: Int
     private let collected = Locked(Data())
 
