@@ -95,9 +95,9 @@ public struct TransportCapabilities: OptionSet, Sendable, Hashable {
     public static let streamsRequestBody = TransportCapabilities(rawValue: 1 << 1)
 
     /// The transport stops a request when its transfer is cancelled, not only when the calling task is: it waits
-    /// for the network inside ``HTTPTransfer/withCancellationHandler(_:onCancel:isolation:)``. The client then runs
-    /// ``SimpleRequest/response(on:)`` in the caller's task, with no task of its own; without it, in a task that
-    /// ``SimpleRequest/cancel()`` can cancel.
+    /// for the network inside ``HTTPTransfer/withCancellationHandler(_:onCancel:isolation:)``. ``SimpleRequest/response(on:)``
+    /// runs in the caller's task; on a transport with this, its attempts do too, and ``SimpleRequest/cancel()`` stops
+    /// them through the transfer; on one without, each attempt runs in a task of its own, which `cancel()` cancels.
     public static let transferCancellation = TransportCapabilities(rawValue: 1 << 2)
 
     /// Everything: streamed responses and streamed request bodies.

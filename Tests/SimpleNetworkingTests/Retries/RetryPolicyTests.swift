@@ -300,10 +300,13 @@ struct AutomaticRetryTests {
     func timeoutsOnlyWhenOptedIn() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // 1.5 s: long enough for each request to reach a busy server before its timeout.
+        // 1.5 s (scaled under ThreadSanitizer): long enough for each request to reach a busy server before its
+        // timeout, and still far below the 20 s the server holds the response. Under ThreadSanitizer, with the other
+        // suites running, libcurl's shared work queue can hold a request back for seconds before it is sent.
         server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
+        let timeout = min(1.5 * timeScale, 8)
         let byDefault = makeClient(for: server) {
-            $0.timeout = 1.5
+            $0.timeout = timeout
             $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0))
         }
         defer { byDefault.close() }
@@ -312,7 +315,7 @@ struct AutomaticRetryTests {
         #expect(error?.attempts.count == 1)
         #expect(server.requestCount == 1)
         let optedIn = makeClient(for: server) {
-            $0.timeout = 1.5
+            $0.timeout = timeout
             $0.retryPolicy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(base: 0), retriesTimeouts: true)
         }
         defer { optedIn.close() }
