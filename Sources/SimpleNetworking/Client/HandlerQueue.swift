@@ -7,7 +7,7 @@ import Dispatch
 /// deadlock. Apps that update UI from handlers choose ``mainActor``.
 public struct HandlerQueue: Sendable {
     let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
-    /// The request's handlers run in the execution's own task, where the response arrived, instead of in a job
+    /// The request's handlers run in the execution's task, where the response arrived, instead of in a job
     /// scheduled elsewhere: no thread switch between the response and its handlers (``background``).
     let runsHandlersInExecution: Bool
 
@@ -34,7 +34,7 @@ public struct HandlerQueue: Sendable {
 
     /// Runs handlers off the main thread. The default.
     ///
-    /// A request's status, success, error and completion handlers run in the request's own task, on Swift's
+    /// A request's status, success, error and completion handlers run in the request's task, on Swift's
     /// cooperative thread pool, right where its response arrived: no thread switch, so the handler API costs what
     /// `response()` costs. Progress handlers, which a transport reports from its own threads, run on a concurrent
     /// Dispatch queue. Like any code on the cooperative pool, a handler should not block for long (waiting on a

@@ -40,7 +40,7 @@ func kringleAwait(networkClient: SimpleNetworking) async -> String? {
 
 func kringleHandlers(networkClient: SimpleNetworking, log: EventLog) throws {
     // DOC-SAMPLE: ComingFromKringle/handlers
-    try networkClient.request(for: KittyEndpoint.profile(catName: "Kringle"))  // decoded in the request's own task
+    try networkClient.request(for: KittyEndpoint.profile(catName: "Kringle"))  // decoded in the request's task
         .on(success: { cat in log.append("🐱 \(cat.name)") })
         .on(error: { _ in log.append("You gotta be kitten me!") })
         .execute(on: networkClient)
