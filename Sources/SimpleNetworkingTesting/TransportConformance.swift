@@ -147,40 +147,41 @@ public struct TransportConformance: Sendable {
     }
 
     private func cancellation(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
-        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
-        let request = HTTPRequest(method: .get, url: server.url("/slow"))
-        let task = Task { await send(transport, request) }
-        // Cancel once the request has reached the server, so the cancellation meets a request on the wire.
-        for _ in 0..<300 where server.requestCount == 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
-        let start = Date()
-        task.cancel()
-        let result = await task.value
-        let elapsed = Date().timeIntervalSince(start)
-        guard case .failure(.cancelled) = result else { return "expected cancelled, got \(result)" }
-        return elapsed < 10 ? nil : "cancellation took \(elapsed) s"
+        await heldRequestStops(server, by: "cancellation") { request in
+            await send(transport, request)
+        } cancel: { task in
+            task.cancel()
+        }
     }
 
     private func transferCancellation(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
         guard transport.capabilities.contains(.transferCancellation) else { return nil }
-        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
         let signal = CancellationSignal()
         let transfer = HTTPTransfer(head: { _ in }, body: { _ in }, signal: signal)
-        let request = HTTPRequest(method: .get, url: server.url("/slow"))
-        let task = Task { () -> Result<SimpleResponse, SimpleNetworkingError> in
-            do throws(SimpleNetworkingError) {
-                return .success(
-                    try await transport.send(request, options: TransportOptions(timeout: 30), transfer: transfer))
-            } catch {
-                return .failure(error)
-            }
+        return await heldRequestStops(server, by: "cancelling the transfer") { request in
+            await send(transport, request, TransportOptions(timeout: 30), transfer: transfer)
+        } cancel: { _ in
+            signal.cancel()
         }
+    }
+
+    /// Sends a request the server holds for 20 s, calls `cancel` once it has reached the server (so that the
+    /// cancellation meets a request on the wire), and checks that it ends `cancelled` within 10 s.
+    private func heldRequestStops(
+        _ server: MockServer, by what: String,
+        send: @escaping @Sendable (HTTPRequest) async -> Result<SimpleResponse, SimpleNetworkingError>,
+        cancel: (Task<Result<SimpleResponse, SimpleNetworkingError>, Never>) -> Void
+    ) async -> String? {
+        server.route { _ in MockResponse(status: 200, faults: [.delayHeaders(20)]) }
+        let request = HTTPRequest(method: .get, url: server.url("/slow"))
+        let task = Task { await send(request) }
         for _ in 0..<300 where server.requestCount == 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
         let start = Date()
-        signal.cancel()
+        cancel(task)
         let result = await task.value
         let elapsed = Date().timeIntervalSince(start)
         guard case .failure(.cancelled) = result else { return "expected cancelled, got \(result)" }
-        return elapsed < 10 ? nil : "cancelling the transfer took \(elapsed) s"
+        return elapsed < 10 ? nil : "\(what) took \(elapsed) s"
     }
 
     private func cannotConnect(_ transport: any HTTPTransport) async -> String? {

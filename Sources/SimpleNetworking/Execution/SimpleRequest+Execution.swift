@@ -318,25 +318,28 @@ extension SimpleRequest {
         if let signal, !client.transport.capabilities.contains(.transferCancellation) {
             // The transport heeds only its task's cancellation: the attempt gets a task that the signal cancels.
             outcome = await interruptible(signal) { [parts] in
-                do throws(SimpleNetworkingError) {
-                    return .success(try await client.perform(request, for: parts, destination: destination))
-                } catch {
-                    return .failure(error)
-                }
+                await Self.performed(request, for: parts, destination: destination, on: client, signal: nil)
             }
         } else {
-            do throws(SimpleNetworkingError) {
-                outcome = .success(
-                    try await client.perform(request, for: parts, destination: destination, signal: signal))
-            } catch {
-                outcome = .failure(error)
-            }
+            outcome = await Self.performed(request, for: parts, destination: destination, on: client, signal: signal)
         }
         if let file = destination as? FileDestination { outcome = file.settle(outcome) }
         if let clippedDeadline, case .failure(let error) = outcome, error.isTimeout {
             outcome = .failure(.deadlineExceeded(seconds: clippedDeadline, attempts: []))
         }
         return (outcome, request)
+    }
+
+    /// The hops of one attempt (``SimpleNetworking/perform(_:for:destination:signal:)``), as an outcome.
+    private static func performed(
+        _ request: HTTPRequest, for parts: Parts, destination: (any ResponseDestination)?, on client: SimpleNetworking,
+        signal: CancellationSignal?
+    ) async -> Outcome {
+        do throws(SimpleNetworkingError) {
+            return .success(try await client.perform(request, for: parts, destination: destination, signal: signal))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Runs blocking file work on a queue of its own, never on a thread of Swift's cooperative pool.

@@ -2,55 +2,51 @@ import Foundation
 
 /// A complete HTTP response: status, headers and the whole body.
 public struct SimpleResponse: Sendable {
+    /// The fields of a response.
+    private struct Fields: Sendable {
+        var statusCode: Int
+        var headers: HTTPHeaders
+        var body: Data
+        var url: URL?
+        var attempts: [RequestAttempt] = []
+        var fileURL: URL?
+        var clientDecoder: JSONDecoder?
+    }
+
     /// The fields, in one immutable object. A response is copied many times on its way to the caller (through results,
     /// the execution's record, the handlers): one reference to count per copy instead of one per field
-    /// (<doc:Performance>). A change makes a new object.
+    /// (<doc:Performance>). A change makes a new object (``changing(_:)``).
     private final class Storage: Sendable {
-        let statusCode: Int
-        let headers: HTTPHeaders
-        let body: Data
-        let url: URL?
-        let attempts: [RequestAttempt]
-        let fileURL: URL?
-        let clientDecoder: JSONDecoder?
+        let fields: Fields
 
-        init(
-            statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, attempts: [RequestAttempt], fileURL: URL?,
-            clientDecoder: JSONDecoder?
-        ) {
-            self.statusCode = statusCode
-            self.headers = headers
-            self.body = body
-            self.url = url
-            self.attempts = attempts
-            self.fileURL = fileURL
-            self.clientDecoder = clientDecoder
+        init(_ fields: Fields) {
+            self.fields = fields
         }
     }
 
     private var storage: Storage
 
     /// The HTTP status code, for example `200`.
-    public var statusCode: Int { storage.statusCode }
+    public var statusCode: Int { storage.fields.statusCode }
     /// The response headers, looked up without regard to case.
-    public var headers: HTTPHeaders { storage.headers }
+    public var headers: HTTPHeaders { storage.fields.headers }
     /// The response body; empty when the server sent none.
-    public var body: Data { storage.body }
+    public var body: Data { storage.fields.body }
     /// The URL that answered, after any redirects.
-    public var url: URL? { storage.url }
+    public var url: URL? { storage.fields.url }
     /// Every attempt of the execution that produced this response, this one last.
     public internal(set) var attempts: [RequestAttempt] {
-        get { storage.attempts }
-        set { self = with(attempts: newValue) }
+        get { storage.fields.attempts }
+        set { self = changing { $0.attempts = newValue } }
     }
     /// The file the body was written to, for a response of ``SimpleRequest/download(to:)``; `nil` otherwise.
     public internal(set) var fileURL: URL? {
-        get { storage.fileURL }
-        set { self = with(fileURL: newValue) }
+        get { storage.fields.fileURL }
+        set { self = changing { $0.fileURL = newValue } }
     }
     /// The decoder of the client the response came through, for ``decode(_:decoder:)``; `nil` for a response made
     /// by hand, which decodes with a plain `JSONDecoder`.
-    var clientDecoder: JSONDecoder? { storage.clientDecoder }
+    var clientDecoder: JSONDecoder? { storage.fields.clientDecoder }
 
     /// Creates a response, for transports and test doubles.
     /// - Parameters:
@@ -59,39 +55,32 @@ public struct SimpleResponse: Sendable {
     ///   - body: The response body.
     ///   - url: The URL that answered.
     public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
-        self.init(statusCode: statusCode, headers: headers, body: body, url: url, attempts: [])
+        storage = Storage(Fields(statusCode: statusCode, headers: headers, body: body, url: url))
     }
 
-    /// Creates a response with every field.
-    init(
-        statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, attempts: [RequestAttempt],
-        fileURL: URL? = nil, clientDecoder: JSONDecoder? = nil
-    ) {
-        storage = Storage(
-            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
-            clientDecoder: clientDecoder)
+    private init(_ fields: Fields) {
+        storage = Storage(fields)
+    }
+
+    /// This response with `change` made to a copy of its fields, in a new object.
+    private func changing(_ change: (inout Fields) -> Void) -> SimpleResponse {
+        var fields = storage.fields
+        change(&fields)
+        return SimpleResponse(fields)
     }
 
     /// This response as the execution hands it over: with the execution's attempts and the client's decoder, in one
     /// change.
     func with(attempts: [RequestAttempt], decoder: JSONDecoder? = nil) -> SimpleResponse {
-        SimpleResponse(
-            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
-            clientDecoder: decoder ?? clientDecoder)
-    }
-
-    /// This response with its body written to `fileURL`.
-    private func with(fileURL: URL?) -> SimpleResponse {
-        SimpleResponse(
-            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
-            clientDecoder: clientDecoder)
+        changing { fields in
+            fields.attempts = attempts
+            if let decoder { fields.clientDecoder = decoder }
+        }
     }
 
     /// This response with another body: the whole one, once collected after its head.
     func with(body: Data) -> SimpleResponse {
-        SimpleResponse(
-            statusCode: statusCode, headers: headers, body: body, url: url, attempts: attempts, fileURL: fileURL,
-            clientDecoder: clientDecoder)
+        changing { $0.body = body }
     }
 
     /// This response without its body: the head a transport hands over first.

@@ -35,8 +35,7 @@ package struct CancellationSignal: Sendable {
     /// Runs `operation` with `handler` registered: it runs if the signal is cancelled meanwhile, or at once when it
     /// already was. A registration inside another calls both handlers.
     func withCancellationHandler<Value>(
-        _ operation: () async throws -> Value, onCancel handler: @escaping @Sendable () -> Void,
-        isolation: isolated (any Actor)? = #isolation
+        _ operation: () async throws -> Value, onCancel handler: @escaping @Sendable () -> Void
     ) async rethrows -> Value {
         let registration = register(handler)
         defer { unregister(registration) }

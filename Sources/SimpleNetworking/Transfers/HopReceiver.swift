@@ -49,16 +49,12 @@ final class HopReceiver: Sendable {
 
     /// The callbacks the transport calls, cancelled by `signal` as well as by the calling task.
     func transfer(signal: CancellationSignal?) -> HTTPTransfer {
-        guard destination?.isPaced == true else {
-            return HTTPTransfer(
-                head: { head throws(SimpleNetworkingError) in try self.begin(head) },
-                body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) },
-                sent: { sent, expected in self.sent(sent, of: expected) }, signal: signal)
-        }
+        let paced: (@Sendable (Data) async throws(SimpleNetworkingError) -> Void)? =
+            destination?.isPaced == true
+            ? { @Sendable bytes async throws(SimpleNetworkingError) in try await self.writeWhenReady(bytes) } : nil
         return HTTPTransfer(
             head: { head throws(SimpleNetworkingError) in try self.begin(head) },
-            body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) },
-            pacedBody: { bytes throws(SimpleNetworkingError) in try await self.writeWhenReady(bytes) },
+            body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) }, pacedBody: paced,
             sent: { sent, expected in self.sent(sent, of: expected) }, signal: signal)
     }
 

@@ -5,57 +5,56 @@ import Foundation
 /// The client builds it for each hop, already validated and with every header merged in; a transport sends it as it
 /// is. Repeated header fields are kept as separate fields.
 public struct HTTPRequest: Sendable, Hashable {
-    /// The fields, in one object shared by copies until one of them changes (copy on write). A request is copied
-    /// several times on each hop (into the attempt's record, the redirect chain, the event of each step): one
-    /// reference to count per copy instead of one per field (<doc:Performance>).
-    ///
-    /// `@unchecked Sendable`: the fields are only written through ``HTTPRequest/update(_:)``, which first copies the
-    /// object unless this value is its only holder, so an object reachable from two values or threads never changes.
-    private final class Storage: @unchecked Sendable {
+    /// The fields of a request; two requests are equal when these are.
+    private struct Fields: Sendable, Hashable {
         var method: HTTPMethod
         var url: URL
         var headers: HTTPHeaders
         var body: Data?
         var bodyFile: URL?
+    }
 
-        init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, bodyFile: URL?) {
-            self.method = method
-            self.url = url
-            self.headers = headers
-            self.body = body
-            self.bodyFile = bodyFile
+    /// The fields, in one object shared by copies until one of them changes (copy on write). A request is copied
+    /// several times on each hop (into the attempt's record, the redirect chain, the event of each step): one
+    /// reference to count per copy instead of one per field (<doc:Performance>).
+    ///
+    /// `@unchecked Sendable`: `fields` is only written through ``HTTPRequest/update(_:)``, which first copies the
+    /// object unless this value is its only holder, so an object reachable from two values or threads never changes.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
         }
-
-        var copy: Storage { Storage(method: method, url: url, headers: headers, body: body, bodyFile: bodyFile) }
     }
 
     private var storage: Storage
 
     /// The method.
     public var method: HTTPMethod {
-        get { storage.method }
+        get { storage.fields.method }
         set { update { $0.method = newValue } }
     }
     /// The absolute `http` or `https` URL.
     public var url: URL {
-        get { storage.url }
+        get { storage.fields.url }
         set { update { $0.url = newValue } }
     }
     /// The header fields, in order, repeated names kept apart. The transport frames the body itself: the client never
     /// sets `Content-Length` or `Transfer-Encoding`.
     public var headers: HTTPHeaders {
-        get { storage.headers }
+        get { storage.fields.headers }
         set { update { $0.headers = newValue } }
     }
     /// The body, or `nil` for none.
     public var body: Data? {
-        get { storage.body }
+        get { storage.fields.body }
         set { update { $0.body = newValue } }
     }
     /// A file whose bytes are the body, read as they are sent rather than loaded into memory; used instead of
     /// ``body`` when set, and only by ``HTTPTransport/send(_:options:transfer:)``. Default: `nil`.
     public var bodyFile: URL? {
-        get { storage.bodyFile }
+        get { storage.fields.bodyFile }
         set { update { $0.bodyFile = newValue } }
     }
 
@@ -67,29 +66,23 @@ public struct HTTPRequest: Sendable, Hashable {
     ///   - body: The body. Default: none.
     ///   - bodyFile: A file to send as the body instead, streamed from disk. Default: none.
     public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil, bodyFile: URL? = nil) {
-        storage = Storage(method: method, url: url, headers: headers, body: body, bodyFile: bodyFile)
+        storage = Storage(Fields(method: method, url: url, headers: headers, body: body, bodyFile: bodyFile))
     }
 
     /// Changes the fields, on an object of this value's own.
-    private mutating func update(_ change: (Storage) -> Void) {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy }
-        change(storage)
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        change(&storage.fields)
     }
 
     /// Whether two requests have the same fields.
     public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        lhs.storage === rhs.storage
-            || (lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
-                && lhs.bodyFile == rhs.bodyFile)
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
     }
 
     /// Hashes the fields.
     /// - Parameter hasher: The hasher.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(method)
-        hasher.combine(url)
-        hasher.combine(headers)
-        hasher.combine(body)
-        hasher.combine(bodyFile)
+        hasher.combine(storage.fields)
     }
 }

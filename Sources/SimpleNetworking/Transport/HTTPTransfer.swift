@@ -22,37 +22,21 @@ public final class HTTPTransfer: Sendable {
     ///   - head: Receives the status and headers, with an empty body.
     ///   - body: Receives each piece of the body; the piece has been taken when it returns.
     ///   - sent: Receives the request-body bytes sent so far and the total, when known. Default: ignores them.
-    public init(
+    public convenience init(
         head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
         body: @escaping @Sendable (Data) throws(SimpleNetworkingError) -> Void,
         sent: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }
     ) {
-        self.head = head
-        self.body = body
-        self.pacedBody = nil
-        self.sent = sent
-        self.signal = nil
+        self.init(head: head, body: body, sent: sent, signal: nil)
     }
 
-    /// A transfer the client made for one hop, or `TransportConformance` for its check.
+    /// A transfer the client made for one hop, or `TransportConformance` for its check. With `pacedBody`, the reader
+    /// may be slower than the network: `pacedBody` waits for room, `body` fails without it.
     package init(
         head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
         body: @escaping @Sendable (Data) throws(SimpleNetworkingError) -> Void,
+        pacedBody: (@Sendable (Data) async throws(SimpleNetworkingError) -> Void)? = nil,
         sent: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }, signal: CancellationSignal?
-    ) {
-        self.head = head
-        self.body = body
-        self.pacedBody = nil
-        self.sent = sent
-        self.signal = signal
-    }
-
-    /// A transfer whose reader may be slower than the network: `pacedBody` waits for room, `body` fails without it.
-    init(
-        head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
-        body: @escaping @Sendable (Data) throws(SimpleNetworkingError) -> Void,
-        pacedBody: @escaping @Sendable (Data) async throws(SimpleNetworkingError) -> Void,
-        sent: @escaping @Sendable (Int64, Int64?) -> Void, signal: CancellationSignal?
     ) {
         self.head = head
         self.body = body
