@@ -15,9 +15,13 @@ let package = Package(
         .executable(name: "fuzz-headers", targets: ["FuzzHeaders"]),
         .executable(name: "fuzz-mock-server-request", targets: ["FuzzMockServerRequest"]),
         .executable(name: "fuzz-event-stream", targets: ["FuzzEventStream"]),
+        .executable(name: "fuzz-content-decoder", targets: ["FuzzContentDecoder"]),
     ],
     dependencies: [
-        .package(name: "SimpleNetworking", path: "..")
+        .package(name: "SimpleNetworking", path: ".."),
+        // For the AsyncHTTPClient engine's body decoder, a target of its own there that needs neither SwiftNIO nor
+        // AsyncHTTPClient: only it is built here.
+        .package(name: "SimpleNetworkingAsyncHTTPClient", path: "../Engines/AsyncHTTPClient"),
     ],
     targets: [
         // Declares libFuzzer's `LLVMFuzzerRunDriver`, which `-sanitize=fuzzer` links in.
@@ -46,6 +50,13 @@ let package = Package(
             dependencies: ["FuzzHarness", .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking")]
         ),
         .executableTarget(name: "FuzzEventStream", dependencies: ["FuzzHarness", "SimpleNetworking"]),
+        .executableTarget(
+            name: "FuzzContentDecoder",
+            dependencies: [
+                "FuzzHarness",
+                .product(name: "SimpleNetworkingContentDecoding", package: "SimpleNetworkingAsyncHTTPClient"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

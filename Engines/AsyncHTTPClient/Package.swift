@@ -7,27 +7,32 @@ let package = Package(
     name: "SimpleNetworkingAsyncHTTPClient",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
-        .library(name: "SimpleNetworkingAsyncHTTPClient", targets: ["SimpleNetworkingAsyncHTTPClient"])
+        .library(name: "SimpleNetworkingAsyncHTTPClient", targets: ["SimpleNetworkingAsyncHTTPClient"]),
+        // The engine's body decoder alone, for the fuzz target of FuzzTesting/ (its entry is SPI): no public API.
+        .library(name: "SimpleNetworkingContentDecoding", targets: ["SimpleNetworkingContentDecoding"]),
     ],
     dependencies: [
         .package(name: "SimpleNetworking", path: "../.."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
     ],
     targets: [
+        // The system's zlib (on Linux, Debian's and Ubuntu's zlib1g-dev), for decoding gzip and deflate bodies.
+        .target(name: "CZlibShim", linkerSettings: [.linkedLibrary("z")]),
+        // gzip and deflate bodies decoded in bounded pieces, apart from SwiftNIO so that it can be fuzzed alone.
+        .target(name: "SimpleNetworkingContentDecoding", dependencies: ["CZlibShim"]),
         .target(
             name: "SimpleNetworkingAsyncHTTPClient",
             dependencies: [
+                "SimpleNetworkingContentDecoding",
                 .product(name: "SimpleNetworking", package: "SimpleNetworking"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
@@ -36,6 +41,7 @@ let package = Package(
             name: "SimpleNetworkingAsyncHTTPClientTests",
             dependencies: [
                 "SimpleNetworkingAsyncHTTPClient",
+                "SimpleNetworkingContentDecoding",
                 .product(name: "SimpleNetworking", package: "SimpleNetworking"),
                 .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking"),
             ]
@@ -45,7 +51,7 @@ let package = Package(
 )
 
 // Policy for every target: Swift 6 language mode above, plus the upcoming features we rely on.
-for target in package.targets {
+for target in package.targets where target.name != "CZlibShim" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -2,10 +2,10 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 import SimpleNetworking
+import SimpleNetworkingContentDecoding
 
 extension AsyncHTTPClientTransport {
     /// The library's error for what AsyncHTTPClient or SwiftNIO reported, in the categories the URLSession transport
@@ -36,8 +36,8 @@ extension AsyncHTTPClientTransport {
             let cut = afterHead && error == .invalidEOFState
             (category, underlying) = (cut ? .connectionLost : .badServerResponse, error)
             if !cut { detail = Self.reason(of: error) }
-        case let error as NIOHTTPDecompression.DecompressionError:
-            (category, underlying) = (.badServerResponse, error)
+        case let error as ContentDecoder.Failure:
+            (category, underlying, detail) = (.badServerResponse, error, error.description)
         case let error as NIOSSLError:
             (category, underlying) = (.tlsFailure, error)
         case let error as BoringSSLError:

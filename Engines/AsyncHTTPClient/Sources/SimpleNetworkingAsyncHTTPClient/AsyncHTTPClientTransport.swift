@@ -3,7 +3,6 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import SimpleNetworking
 import Tracing
 
@@ -66,9 +65,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var settings = HTTPClient.Configuration()
         // The client follows redirects itself, by its own rules, and sees every hop.
         settings.redirectConfiguration = .disallow
-        // The size limit is counted on decoded bytes as they arrive (`ResponseStreamer`), per request; the decoder
-        // works in steps of at most a few times the compressed piece, each checked before it is handed over.
-        settings.decompression = .enabled(limit: .none)
+        // Bodies are decoded by `ResponseStreamer` as the reader takes them, in bounded pieces counted against the
+        // size limit (`ContentDecoder`), not ahead of the reader in the connection's pipeline.
+        settings.decompression = .disabled
         settings.timeout = .init(connect: .nanoseconds(nanoseconds(configuration.connectTimeout)))
         var pool = HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .nanoseconds(nanoseconds(configuration.idleTimeout)),

@@ -3,18 +3,21 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import SimpleNetworking
+import SimpleNetworkingContentDecoding
 
 /// Streams one response for ``AsyncHTTPClientTransport`` into the client's transfer: the head once, then each decoded
 /// piece of the body as it arrives, counted against the size limit before it is handed over. Nothing is allocated
-/// from a declared `Content-Length`, and nothing of the body is kept here.
+/// from a declared `Content-Length`, and nothing of the body is kept here. A gzip or deflate body is decoded here
+/// (`ContentDecoder`), in pieces of at most 64 KiB, each made only once the reader has taken the last.
 ///
 /// Backpressure: AsyncHTTPClient reads the next piece from the connection only once the future returned for the last
 /// one has completed, and for a reader that runs at its own pace (a response stream) that future completes when the
 /// reader has taken the piece.
 final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
     // @unchecked Sendable: AsyncHTTPClient calls every method on the request's one event loop, in order, and never
-    // calls the next body part before the last one's future completed; the caller reads `receivedHead` only after
-    // the task's future has completed, which orders it after every call.
+    // calls the next body part before the last one's future completed; a part for a reader at its own pace is decoded
+    // and delivered in a task that completes that future last, so it too runs before the next call; the caller reads
+    // `receivedHead` only after the task's future has completed, which orders it after every call.
     typealias Response = SimpleResponse
 
     /// The error that stops a body past the limit; the transport turns it into `responseTooLarge(limit:)`.
@@ -33,6 +36,8 @@ final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
     private let bodySize: Int64?
     private var head: SimpleResponse?
     private var received = 0
+    /// The body's decoder, when its `Content-Encoding` is gzip or deflate.
+    private var decoder: ContentDecoder?
     private var sent: Int64 = 0
 
     init(transfer: HTTPTransfer, maximumBodySize: Int, url: URL, bodySize: Int64?) {
@@ -53,7 +58,13 @@ final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
     func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         var fields: [LibraryHeaderField] = []
         fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers { fields.append(LibraryHeaderField(name: name, value: value)) }
+        var encodings: [String] = []
+        for (name, value) in head.headers {
+            fields.append(LibraryHeaderField(name: name, value: value))
+            if name.utf8.count == 16, name.lowercased() == "content-encoding" { encodings.append(value) }
+        }
+        // One coding in one field is decoded; several stacked are handed over as they came, as is any other.
+        if encodings.count == 1 { decoder = ContentDecoder(contentEncoding: encodings[0]) }
         let response = SimpleResponse(statusCode: Int(head.status.code), headers: LibraryHeaders(fields), url: url)
         self.head = response
         do {
@@ -65,35 +76,67 @@ final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        // Parts arrive decoded, in steps of at most a few times the compressed piece: each is counted before it is
-        // handed over, so a compression bomb stops at the first piece past the limit.
-        guard buffer.readableBytes <= maximumBodySize - received else {
-            return task.eventLoop.makeFailedFuture(TooLarge(limit: maximumBodySize))
-        }
-        received += buffer.readableBytes
-        let bytes = Data(buffer.readableBytesView)
+        decoder?.start(Data(buffer.readableBytesView))
         guard transfer.waitsForReader else {
+            // A reader that takes each piece at once (a collector, a file): all of this part's pieces now.
             do {
-                try transfer.receive(bytes)
+                if let decoder {
+                    while let piece = try decoder.nextPiece() { try receive(piece) }
+                } else {
+                    try receive(Data(buffer.readableBytesView))
+                }
             } catch {
-                return task.eventLoop.makeFailedFuture(Stopped(error: error))
+                return task.eventLoop.makeFailedFuture(error)
             }
             return task.eventLoop.makeSucceededVoidFuture()
         }
+        // A reader at its own pace: each piece once it has taken the last, and the next part only after all of them.
         let taken = task.eventLoop.makePromise(of: Void.self)
-        Task { [transfer] in
-            do throws(SimpleNetworkingError) {
-                try await transfer.deliver(bytes)
+        Task {
+            do {
+                if let decoder {
+                    while let piece = try decoder.nextPiece() { try await deliver(piece) }
+                } else {
+                    try await deliver(Data(buffer.readableBytesView))
+                }
                 taken.succeed()
             } catch {
-                taken.fail(Stopped(error: error))
+                taken.fail(error)
             }
         }
         return taken.futureResult
     }
 
+    /// Counts `count` more decoded bytes, or throws ``TooLarge`` when they would pass the limit: each piece is
+    /// checked before it is handed over, so a compression bomb stops at the first piece past the limit.
+    private func checkLimit(adding count: Int) throws(TooLarge) {
+        guard count <= maximumBodySize - received else { throw TooLarge(limit: maximumBodySize) }
+        received += count
+    }
+
+    /// Hands `piece` to a reader that takes it at once.
+    private func receive(_ piece: Data) throws {
+        try checkLimit(adding: piece.count)
+        do throws(SimpleNetworkingError) {
+            try transfer.receive(piece)
+        } catch {
+            throw Stopped(error: error)
+        }
+    }
+
+    /// Hands `piece` to a reader at its own pace, and returns once it has taken it.
+    private func deliver(_ piece: Data) async throws {
+        try checkLimit(adding: piece.count)
+        do throws(SimpleNetworkingError) {
+            try await transfer.deliver(piece)
+        } catch {
+            throw Stopped(error: error)
+        }
+    }
+
     func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
         guard let head else { throw HTTPClientError.remoteConnectionClosed }
+        try decoder?.finish()
         return head
     }
 }
