@@ -60,6 +60,59 @@ struct TransportConformanceTests {
         #expect(failure != nil)
     }
 
+    @Test("The kit catches a transport whose timeout covers only the response head")
+    func catchesHeadOnlyTimeout() async {
+        /// Times an attempt out only until the head arrives; the body then takes as long as the server takes (20 s in
+        /// the kit's check), the defect of a deadline that bounds the head alone.
+        struct HeadOnlyTimeout: HTTPTransport {
+            let inner: URLSessionTransport
+            var capabilities: TransportCapabilities { .streaming }
+
+            func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+                async throws(SimpleNetworkingError) -> SimpleResponse
+            {
+                let headArrived = Locked(false)
+                let relay = HTTPTransfer(
+                    head: { head throws(SimpleNetworkingError) in
+                        headArrived.set(true)
+                        try transfer.receive(head: head)
+                    },
+                    body: { bytes throws(SimpleNetworkingError) in try transfer.receive(bytes) })
+                var unbounded = options
+                unbounded.timeout = 60
+                let outcome = await withTaskGroup(of: Result<SimpleResponse, SimpleNetworkingError>?.self) { group in
+                    group.addTask { [inner, unbounded] in
+                        do throws(SimpleNetworkingError) {
+                            return .success(try await inner.send(request, options: unbounded, transfer: relay))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    group.addTask {
+                        try? await Task.sleep(nanoseconds: UInt64(options.timeout * 1e9))
+                        guard !headArrived.current else { return nil }
+                        return .failure(.transportFailed(TransportFailure(.timedOut)))
+                    }
+                    var first: Result<SimpleResponse, SimpleNetworkingError>?
+                    for await result in group where first == nil {
+                        guard let result else { continue }
+                        first = result
+                        group.cancelAll()
+                    }
+                    return first ?? .failure(.cancelled)
+                }
+                return try outcome.get()
+            }
+
+            func close() { inner.close() }
+        }
+        let kit = TransportConformance { _ in
+            HeadOnlyTimeout(inner: URLSessionTransport(configuration: SimpleNetworking.Configuration()))
+        }
+        let failure = await kit.run("timeout")
+        #expect(failure?.contains("delayed body") == true, "\(failure ?? "passed")")
+    }
+
     @Test("A client refuses streamed features on a transport that cannot stream them, before sending anything")
     func refusesOnNonStreamingTransport() async throws {
         /// Answers from memory and says it cannot stream.
