@@ -34,6 +34,9 @@ import SimpleNetworkingTesting
 //                                               (`discard`, which counts the bytes and throws them away)
 //   cookie-flood [fields=10000]                 one response with that many Set-Cookie fields, then one more
 //                                               request: what the client's cookie jar kept and sent
+//   waiting [seconds=5] [requests=1]            the CPU time the process spends while that many requests wait that
+//                                               long for the server's answer: through the library, then one plain
+//                                               URLSession data task
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
 func status(_ key: String) -> Int {
@@ -47,6 +50,18 @@ func status(_ key: String) -> Int {
 /// Open descriptors, not counting the one used to list them.
 func openDescriptors() -> Int {
     ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count ?? 0) - 1
+}
+
+/// CPU seconds the process has used, user and system.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+        getrusage(RUSAGE_SELF, &usage)
+    #endif
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 func megabytes(_ kilobytes: Int) -> String { String(format: "%.1f MB", Double(kilobytes) / 1024) }
@@ -428,10 +443,49 @@ case "cookie-flood":
     report("peak-rss-kb", "\(status("VmHWM"))")
     api.close()
 
+case "waiting":
+    // The server holds its answer; the process should sleep meanwhile. MockServer waits in 10 ms sleeps, which
+    // cost next to nothing.
+    let seconds = argument(2, default: 5.0)
+    let requests = argument(3, default: 1)
+    server.route { _ in MockResponse(body: Data("late".utf8), faults: [.delayHeaders(seconds)]) }
+    let api = client(server)
+    var cpu = cpuSeconds()
+    let outcomes = await withTaskGroup(of: (String, TimeInterval).self) { group in
+        for _ in 0..<max(1, requests) {
+            group.addTask {
+                await timed { () async throws(SimpleNetworkingError) in try await api.get("/wait").response() }
+            }
+        }
+        var outcomes: [(String, TimeInterval)] = []
+        for await outcome in group { outcomes.append(outcome) }
+        return outcomes
+    }
+    report(
+        "library, \(outcomes.count) at once",
+        String(
+            format: "%@ after at most %.2f s, %.2f s of CPU", Set(outcomes.map(\.0)).sorted().joined(separator: ", "),
+            outcomes.map(\.1).max() ?? 0, cpuSeconds() - cpu))
+    api.close()
+    let session = URLSession(configuration: .ephemeral)
+    cpu = cpuSeconds()
+    let start = Date()
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+        session.dataTask(with: server.url("/wait")) { _, response, _ in
+            continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? -1)
+        }.resume()
+    }
+    report(
+        "plain URLSession",
+        String(
+            format: "status %d after %.2f s, %.2f s of CPU", status, Date().timeIntervalSince(start),
+            cpuSeconds() - cpu))
+    session.invalidateAndCancel()
+
 default:
     print(
         "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers"
-            + "|cookie-flood|download-file|upload-file")
+            + "|cookie-flood|download-file|upload-file|waiting")
 }
 
 report("peak RSS above the start", megabytes(status("VmHWM") - baseline))

@@ -162,6 +162,13 @@ extension LibraryClient {
     }
 }
 
+extension LibraryClient {
+    /// Whether `GET /delay/N`, which the server answers after `seconds`, succeeded.
+    func fetchDelayed(seconds: Int) async -> Bool {
+        (try? await api.get("/delay/\(seconds)").retryPolicy(.never).response().statusCode) == 200
+    }
+}
+
 extension LibraryClient: FileTransfers {
     func download(mebibytes: Int, port: Int, to file: URL) async throws {
         guard let url = URL(string: "http://127.0.0.1:\(port)/large/\(mebibytes)") else { throw BenchError.status }

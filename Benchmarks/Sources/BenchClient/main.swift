@@ -16,6 +16,8 @@ import Foundation
 //                (library-ahc)
 //   bomb N       GET /gzip (a compression bomb) with the default 10 MiB limit, N times: seconds to the error, peak RSS
 //                above the start, and RSS above the start 1 s after the last error (library-ahc, library-response)
+//   wait N       GET /delay/N (the server answers after N seconds): seconds, and the CPU seconds the process used
+//                meanwhile (library clients)
 //   events-chunks N, events-bytes N, events-parse N, events-mattt N
 //                GET /events/N (N MiB of text/event-stream) through the library's response stream, read with
 //                chunks() or bytes() alone, parsed by the library's parser or by mattt/EventSource's (EventStreams
@@ -105,6 +107,19 @@ func phases() async {
             print(
                 "bomb seconds=\(seconds.joined(separator: ",")) peak_above_start_mb=\(format(peak))"
                     + " rss_after_1s_above_start_mb=\(format(memoryMB("VmRSS") - base))")
+        case "wait":
+            guard let library = client as? LibraryClient else {
+                print("bench-client: \(arguments[0]) has no wait phase")
+                exit(2)
+            }
+            let (start, cpu) = (Date(), cpuSeconds())
+            guard await library.fetchDelayed(seconds: count) else {
+                print("bench-client: the delayed request failed")
+                exit(1)
+            }
+            print(
+                "wait seconds=\(String(format: "%.2f", Date().timeIntervalSince(start)))"
+                    + " cpu_seconds=\(String(format: "%.2f", cpuSeconds() - cpu))")
         case let name where EventStreamReading(rawValue: name) != nil:
             guard let library = client as? LibraryClient, let reading = EventStreamReading(rawValue: name) else {
                 print("bench-client: \(arguments[0]) has no \(phase) phase")

@@ -10,6 +10,7 @@ import NIOPosix
 // `Content-Encoding: gzip` (a compression bomb, for the size limit's memory). `GET /events/N` answers N MiB of
 // `text/event-stream` (EventStream.swift), chunked, written as the connection drains; the stream for the size in the
 // environment variable BENCH_EVENTS_MIB is made before the server listens, any other on its first request.
+// `GET /delay/N` answers the JSON after N seconds, for the CPU a client spends while it waits.
 // Usage: bench-server PORT (0 for any); it prints the port it listens on.
 
 /// The 91-byte JSON every request gets.
@@ -68,19 +69,31 @@ final class Responder: ChannelInboundHandler {
                 return startEvents(context: context, mebibytes: mebibytes)
             }
             if path == "/gzip" { return sendGzip(context: context) }
-            let body = path == "/accepts" ? String(acceptances.count) : payload
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "application/json")
-            headers.add(name: "Content-Length", value: String(body.utf8.count))
-            if !keepAlive { headers.add(name: "Connection", value: "close") }
-            let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
-            context.write(wrapOutboundOut(.head(head)), promise: nil)
-            let buffer = context.channel.allocator.buffer(string: body)
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-            let keepAlive = keepAlive
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if !keepAlive { context.close(promise: nil) }
+            if path.hasPrefix("/delay/"), let seconds = Int64(path.dropFirst(7)) {
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .seconds(seconds)) {
+                    let (responder, context) = bound.value
+                    responder.send(payload, context: context)
+                }
+                return
             }
+            send(path == "/accepts" ? String(acceptances.count) : payload, context: context)
+        }
+    }
+
+    /// Answers `body` as JSON, and closes the connection after it unless the request kept it alive.
+    private func send(_ body: String, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        let buffer = context.channel.allocator.buffer(string: body)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        let keepAlive = keepAlive
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { context.close(promise: nil) }
         }
     }
 
