@@ -63,9 +63,10 @@ struct TransportConformanceTests {
     @Test("The kit catches a transport whose timeout covers only the response head")
     func catchesHeadOnlyTimeout() async {
         /// Times an attempt out only until the head arrives; the body then takes as long as the server takes (20 s in
-        /// the kit's check), the defect of a deadline that bounds the head alone.
+        /// the kit's check), the defect of a deadline that bounds the head alone. Over `MockTransport`, which waits
+        /// without using the CPU (URLSession on Linux would keep a core busy for those 20 s).
         struct HeadOnlyTimeout: HTTPTransport {
-            let inner: URLSessionTransport
+            let inner: MockTransport
             var capabilities: TransportCapabilities { .streaming }
 
             func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
@@ -106,10 +107,7 @@ struct TransportConformanceTests {
 
             func close() { inner.close() }
         }
-        let kit = TransportConformance { _ in
-            HeadOnlyTimeout(inner: URLSessionTransport(configuration: SimpleNetworking.Configuration()))
-        }
-        let failure = await kit.run("timeout")
+        let failure = await TransportConformance { HeadOnlyTimeout(inner: MockTransport(serving: $0)) }.run("timeout")
         #expect(failure?.contains("delayed body") == true, "\(failure ?? "passed")")
     }
 
