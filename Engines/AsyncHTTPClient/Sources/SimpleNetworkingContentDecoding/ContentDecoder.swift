@@ -23,7 +23,7 @@ package final class ContentDecoder {
     }
 
     /// The codings decoded here.
-    package enum Coding: Sendable {
+    private enum Coding {
         case gzip, deflate
     }
 
@@ -31,7 +31,7 @@ package final class ContentDecoder {
     package static let pieceSize = 64 * 1024
 
     /// The coding being decoded.
-    package let coding: Coding
+    private let coding: Coding
     private let stream: UnsafeMutablePointer<z_stream>
     private let output: UnsafeMutableRawBufferPointer
     /// Whether zlib's state exists (made on the first input, when a deflate body's format can be seen).
