@@ -57,7 +57,7 @@ open class SimpleNetworking: @unchecked Sendable {
         baseURL: URL, session: URLSession? = nil, configuration: Configuration = Configuration()
     ) {
         let transport =
-            session.map(URLSessionTransport.init(session:)) ?? URLSessionTransport(configuration: configuration)
+            session.map { URLSessionTransport(session: $0) } ?? URLSessionTransport(configuration: configuration)
         self.init(baseURL: baseURL, transport: transport, configuration: configuration)
     }
 
@@ -99,7 +99,7 @@ open class SimpleNetworking: @unchecked Sendable {
         configuration: Configuration = Configuration()
     ) {
         let transport =
-            session.map(URLSessionTransport.init(session:)) ?? URLSessionTransport(configuration: configuration)
+            session.map { URLSessionTransport(session: $0) } ?? URLSessionTransport(configuration: configuration)
         self.init(baseURLProvider: baseURLProvider, transport: transport, configuration: configuration)
     }
 

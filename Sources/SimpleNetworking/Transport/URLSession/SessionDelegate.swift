@@ -22,6 +22,8 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     private let registry = Locked(Registry())
+    /// Where this delegate's starts and transfers are counted, to decide where the next start runs.
+    package let taskStarts: TaskStarts
     /// Where cancelling tasks and invalidating the session run: on Linux each of those waits for the session's work
     /// queue while libcurl is busy, and a cancel can wait as long as a server keeps writing. A serial queue of the
     /// client's own, so that such a wait holds up no other client; a global queue has as many threads as cores, and
@@ -29,27 +31,47 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     let control = DispatchQueue(label: "SimpleNetworking.session-control")
 
     /// Where tasks are created and resumed, for every client of the process: on Linux each of those waits for the
-    /// work queue that all sessions share, so they take turns anyway, and one queue blocks at most one thread. With a
+    /// work queue that all sessions share, so they take turns anyway, and one queue blocks at most one thread. A start
+    /// runs on the queue's own thread (`async`), or on the caller's (`sync`) when ``TaskStarts`` finds none of the
+    /// library's transfers under way. With a
     /// queue per client, a few hundred clients starting requests at once (the test suite's) blocked a thread each,
     /// libdispatch's pool ran out, and the work queue itself got no thread to run on: every request of the process
     /// hung.
     static let starts = DispatchQueue(label: "SimpleNetworking.task-start")
 
+    /// A delegate that counts its starts and transfers in `taskStarts`: the process's, or a test's own.
+    package init(taskStarts: TaskStarts = .shared) {
+        self.taskStarts = taskStarts
+    }
+
     /// Creates the attempt's task with `makeTask`, registers it and starts it; ends the attempt with a transport
     /// failure once the session is closed.
     ///
-    /// Call it on ``starts``, never on the caller's thread: on Linux creating and resuming a task wait for the
-    /// session's work queue, which libcurl can keep busy for seconds. For the same reason the registry's lock is never
+    /// Call it on ``starts``, after ``TaskStarts/begin()`` of ``taskStarts``, whose ``TaskStarts/end()`` it calls: on
+    /// Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for seconds,
+    /// so it runs on the caller's thread only when ``TaskStarts`` says that none of the library's transfers is under
+    /// way (`starts.sync`), and otherwise on the queue's own thread. For the same reason the registry's lock is never
     /// held while the task is made or resumed: the delegate callbacks, the deadlines of every client and
     /// `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
     /// registered after; creating it cannot race with the invalidation of the session, which is queued on ``starts``,
     /// after this.
-    package func start(_ pending: PendingTask, makeTask: () -> URLSessionDataTask) {
+    /// - Parameters:
+    ///   - pending: The attempt.
+    ///   - completionKey: What the task's completion is known by in ``taskStarts``: `nil` for the task itself, whose
+    ///     `didCompleteWithError` comes to this delegate; on a session the caller made, the object its completion
+    ///     handler passes to ``complete(_:request:response:data:error:)``, `pending`.
+    ///   - makeTask: Creates the task.
+    package func start(
+        _ pending: PendingTask, completionKey: AnyObject? = nil, makeTask: () -> URLSessionDataTask
+    ) {
+        defer { taskStarts.end() }
         guard !registry.withLock({ $0.closed }), !pending.hasEnded else {
             pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
             return
         }
         let task = makeTask()
+        // Before anything can resume it: its completion may come at once.
+        taskStarts.started(completionKey ?? task)
         let registered = registry.withLock { registry -> Bool in
             guard !registry.closed else { return false }
             registry.pending[task.taskIdentifier] = pending
@@ -105,6 +127,7 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     func complete(
         _ pending: PendingTask, request: URLRequest, response: URLResponse?, data: Data, error: (any Error)?
     ) {
+        taskStarts.completed(pending)
         pending.response = response as? HTTPURLResponse
         pending.body = data
         let (_, task) = pending.finish(with: Self.result(of: pending, request: request, error: error))
@@ -190,6 +213,8 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // First: the caller resumed below may start its next request at once, on its own thread if nothing is left.
+        taskStarts.completed(task)
         guard let pending = registry.withLock({ $0.pending.removeValue(forKey: task.taskIdentifier) }) else {
             return
         }

@@ -18,7 +18,10 @@ package final class URLSessionTransport: HTTPTransport {
     private let ownsSession: Bool
 
     /// The library's own session: ephemeral, no cache, no cookie or credential storage.
-    package init(configuration: SimpleNetworking.Configuration) {
+    /// - Parameters:
+    ///   - configuration: The client's configuration.
+    ///   - taskStarts: Where its starts and transfers are counted: the process's (``TaskStarts/shared``), or a test's.
+    package init(configuration: SimpleNetworking.Configuration, taskStarts: TaskStarts = .shared) {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -28,7 +31,7 @@ package final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.urlCredentialStorage = nil
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
             for: configuration.attemptTimeout(requested: nil))
-        delegate = SessionDelegate()
+        delegate = SessionDelegate(taskStarts: taskStarts)
         session = URLSession(
             configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
         ownsSession = true
@@ -47,8 +50,11 @@ package final class URLSessionTransport: HTTPTransport {
     }
 
     /// A session the caller made, used as it is.
-    init(session: URLSession) {
-        delegate = SessionDelegate()
+    /// - Parameters:
+    ///   - session: The caller's session.
+    ///   - taskStarts: Where its starts and transfers are counted: the process's (``TaskStarts/shared``), or a test's.
+    package init(session: URLSession, taskStarts: TaskStarts = .shared) {
+        delegate = SessionDelegate(taskStarts: taskStarts)
         self.session = session
         ownsSession = false
     }
@@ -165,16 +171,22 @@ package final class URLSessionTransport: HTTPTransport {
             delegate.stop(pending, with: .transportFailed(TransportFailure(URLError(.timedOut))))
         }
         // On Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for
-        // seconds (see "URLSession on Linux" in the documentation): never on the caller's thread, which may be one of
-        // the few of Swift's cooperative pool.
-        SessionDelegate.starts.async { [self] in
-            delegate.start(pending) { () -> URLSessionDataTask in
+        // seconds (see "URLSession on Linux" in the documentation): on the caller's thread, which may be one of the
+        // few of Swift's cooperative pool, only while none of the library's transfers is under way (`TaskStarts`).
+        let onCallersThread = delegate.taskStarts.begin()
+        let start: @Sendable () -> Void = { [self] in
+            delegate.start(pending, completionKey: ownsSession ? nil : pending) { () -> URLSessionDataTask in
                 if ownsSession, let bodyFile { return session.uploadTask(with: request, fromFile: bodyFile) }
                 guard !ownsSession else { return session.dataTask(with: request) }
                 return session.dataTask(with: request) { [delegate] data, response, error in
                     delegate.complete(pending, request: request, response: response, data: data ?? Data(), error: error)
                 }
             }
+        }
+        if onCallersThread {
+            SessionDelegate.starts.sync(execute: start)
+        } else {
+            SessionDelegate.starts.async(execute: start)
         }
         let result = await canceller.withCancellationHandler {
             await pending.outcome()
