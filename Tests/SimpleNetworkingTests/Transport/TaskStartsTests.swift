@@ -40,7 +40,7 @@ struct TaskStartsTests {
 
         let slow = Task { try await api.get("/slow").response().string }
         #expect(await eventually { starts.inFlight.transfers == 1 })
-        #expect(!Self.wouldStartOnCallersThread(starts), "a start beside a transfer in flight ran on the caller's thread")
+        #expect(!Self.wouldStartOnCallersThread(starts), "a start beside a transfer in flight ran on the caller's")
         // Started from the queue, beside the slow one; both complete.
         #expect(try await api.get("/fast").response().string == "fast")
         #expect(try await slow.value == "slow")
