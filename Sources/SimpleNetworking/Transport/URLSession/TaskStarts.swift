@@ -6,8 +6,8 @@ import Foundation
 /// On Linux creating and resuming a task wait for FoundationNetworking's work queue, which every session of the
 /// process shares and which libcurl can keep busy for seconds while it works on a response ("URLSession on Linux" in
 /// the documentation). A thread of Swift's cooperative pool must not wait there, so a start normally goes to a serial
-/// queue of the library's. That switch of threads cost a sequential request about a twelfth of its requests per
-/// second (<doc:Performance>), and it buys nothing when the library has no transfer in flight and no start under way:
+/// queue of the library's. That switch of threads cost sequential requests about 6% of their requests per second
+/// (<doc:Performance>), and it buys nothing when the library has no transfer in flight and no start under way:
 /// the work queue then has nothing of the library's to do. Such a start runs on the caller's thread, through
 /// `starts.sync`, so that it stays in order with every other start and with the invalidation of a closed session.
 ///
