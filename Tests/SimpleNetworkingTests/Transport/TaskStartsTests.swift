@@ -26,13 +26,23 @@ struct TaskStartsTests {
         return starts.begin()
     }
 
+    /// Whether every start and transfer counted in `starts` has ended, soon.
+    private static func settles(_ starts: TaskStarts) async -> Bool {
+        await eventually { starts.inFlight.transfers == 0 && starts.inFlight.starting == 0 }
+    }
+
+    /// Answers `/slow` after 10 s, long enough to be seen in flight on a busy machine, and anything else at once.
+    private static func serveSlowAndFast(_ server: MockServer) {
+        server.route { request in
+            request.path == "/slow" ? MockResponse(body: Data("slow".utf8), faults: [.delayHeaders(10)]) : .text("fast")
+        }
+    }
+
     @Test("A start goes to the queue while a transfer is in flight, and to the caller's thread once it completed")
     func startsOnCallersThreadOnlyWhenIdle() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.route { request in
-            request.path == "/slow" ? MockResponse(body: Data("slow".utf8), faults: [.delayHeaders(10)]) : .text("fast")
-        }
+        Self.serveSlowAndFast(server)
         let starts = TaskStarts()
         let api = Self.client(server, starts: starts)
         defer { api.close() }
@@ -45,11 +55,11 @@ struct TaskStartsTests {
         #expect(try await api.get("/fast").response().string == "fast")
         #expect(try await slow.value == "slow")
 
-        #expect(await eventually { starts.inFlight.transfers == 0 && starts.inFlight.starting == 0 })
+        #expect(await Self.settles(starts))
         #expect(Self.wouldStartOnCallersThread(starts))
         // Sequential requests each find nothing in flight, and leave nothing behind.
         for _ in 0..<3 { #expect(try await api.get("/fast").response().string == "fast") }
-        #expect(await eventually { starts.inFlight.transfers == 0 && starts.inFlight.starting == 0 })
+        #expect(await Self.settles(starts))
     }
 
     @Test("Twenty requests at once all complete, and every start and transfer they counted is ended")
@@ -67,7 +77,7 @@ struct TaskStartsTests {
         }
 
         #expect(texts == Array(repeating: "ok", count: 20))
-        #expect(await eventually { starts.inFlight.transfers == 0 && starts.inFlight.starting == 0 })
+        #expect(await Self.settles(starts))
     }
 
     @Test("A transfer stopped by its timeout counts until URLSession completes its cancelled task, then not at all")
@@ -84,7 +94,7 @@ struct TaskStartsTests {
         }
 
         // The attempt ended at its timeout; its task is cancelled in the background and completes soon after.
-        #expect(await eventually { starts.inFlight.transfers == 0 && starts.inFlight.starting == 0 })
+        #expect(await Self.settles(starts))
         #expect(Self.wouldStartOnCallersThread(starts))
     }
 
@@ -92,9 +102,7 @@ struct TaskStartsTests {
     func callerSessionTransferIsCounted() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        server.route { request in
-            request.path == "/slow" ? MockResponse(body: Data("slow".utf8), faults: [.delayHeaders(10)]) : .text("fast")
-        }
+        Self.serveSlowAndFast(server)
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
         let starts = TaskStarts()
@@ -106,6 +114,6 @@ struct TaskStartsTests {
         #expect(await eventually { starts.inFlight.transfers == 1 })
         #expect(!Self.wouldStartOnCallersThread(starts))
         #expect(try await slow.value == "slow")
-        #expect(await eventually { starts.inFlight.transfers == 0 && starts.inFlight.starting == 0 })
+        #expect(await Self.settles(starts))
     }
 }

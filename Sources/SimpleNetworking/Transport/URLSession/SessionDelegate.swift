@@ -33,10 +33,9 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// Where tasks are created and resumed, for every client of the process: on Linux each of those waits for the
     /// work queue that all sessions share, so they take turns anyway, and one queue blocks at most one thread. A start
     /// runs on the queue's own thread (`async`), or on the caller's (`sync`) when ``TaskStarts`` finds none of the
-    /// library's transfers under way. With a
-    /// queue per client, a few hundred clients starting requests at once (the test suite's) blocked a thread each,
-    /// libdispatch's pool ran out, and the work queue itself got no thread to run on: every request of the process
-    /// hung.
+    /// library's transfers under way. With a queue per client, a few hundred clients starting requests at once (the
+    /// test suite's) blocked a thread each, libdispatch's pool ran out, and the work queue itself got no thread to run
+    /// on: every request of the process hung.
     static let starts = DispatchQueue(label: "SimpleNetworking.task-start")
 
     /// A delegate that counts its starts and transfers in `taskStarts`: the process's, or a test's own.
@@ -47,12 +46,12 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// Creates the attempt's task with `makeTask`, registers it and starts it; ends the attempt with a transport
     /// failure once the session is closed.
     ///
-    /// Call it on ``starts``, after ``TaskStarts/begin()`` of ``taskStarts``, whose ``TaskStarts/end()`` it calls: on
-    /// Linux creating and resuming a task wait for the session's work queue, which libcurl can keep busy for seconds,
-    /// so it runs on the caller's thread only when ``TaskStarts`` says that none of the library's transfers is under
-    /// way (`starts.sync`), and otherwise on the queue's own thread. For the same reason the registry's lock is never
-    /// held while the task is made or resumed: the delegate callbacks, the deadlines of every client and
-    /// `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
+    /// Call it on ``starts``, after ``TaskStarts/begin()`` of ``taskStarts``, whose
+    /// ``TaskStarts/end(startedTransfer:)`` it calls: on Linux creating and resuming a task wait for the session's work
+    /// queue, which libcurl can keep busy for seconds, so it runs on the caller's thread only when ``TaskStarts`` says
+    /// that none of the library's transfers is under way (`starts.sync`), and otherwise on the queue's own thread. For
+    /// the same reason the registry's lock is never held while the task is made or resumed: the delegate callbacks,
+    /// the deadlines of every client and `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
     /// registered after; creating it cannot race with the invalidation of the session, which is queued on ``starts``,
     /// after this.
     /// - Parameters:
@@ -64,14 +63,14 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     package func start(
         _ pending: PendingTask, completionKey: AnyObject? = nil, makeTask: () -> URLSessionDataTask
     ) {
-        defer { taskStarts.end() }
         guard !registry.withLock({ $0.closed }), !pending.hasEnded else {
+            taskStarts.end()
             pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
             return
         }
         let task = makeTask()
         // Before anything can resume it: its completion may come at once.
-        taskStarts.started(completionKey ?? task)
+        taskStarts.end(startedTransfer: completionKey ?? task)
         let registered = registry.withLock { registry -> Bool in
             guard !registry.closed else { return false }
             registry.pending[task.taskIdentifier] = pending

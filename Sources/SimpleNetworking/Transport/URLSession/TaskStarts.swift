@@ -41,17 +41,18 @@ package final class TaskStarts: Sendable {
         }
     }
 
-    /// Ends a start counted by ``begin()``, whether or not it made a task.
-    package func end() {
-        state.withLock { $0.starting -= 1 }
+    /// Ends a start counted by ``begin()``.
+    /// - Parameter transfer: The key of the transfer the start made, counted as in flight until ``completed(_:)`` with
+    ///   the same key: call this before its task is resumed. `nil` when the start made no task.
+    package func end(startedTransfer transfer: AnyObject? = nil) {
+        state.withLock { state in
+            state.starting -= 1
+            if let transfer { state.transfers.insert(ObjectIdentifier(transfer)) }
+        }
     }
 
-    /// Counts a transfer as in flight until ``completed(_:)`` with the same key; call it before its task is resumed.
-    package func started(_ key: AnyObject) {
-        state.withLock { _ = $0.transfers.insert(ObjectIdentifier(key)) }
-    }
-
-    /// Ends a transfer counted by ``started(_:)``; calling it again, or for a key never started, does nothing.
+    /// Ends a transfer counted by ``end(startedTransfer:)``; calling it again, or for a key never counted, does
+    /// nothing.
     package func completed(_ key: AnyObject) {
         state.withLock { _ = $0.transfers.remove(ObjectIdentifier(key)) }
     }
