@@ -33,6 +33,7 @@ let package = Package(
                 .product(name: "SimpleNetworkingAsyncHTTPClient", package: "SimpleNetworkingAsyncHTTPClient"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/BenchClient"
         ),

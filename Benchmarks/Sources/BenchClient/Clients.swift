@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import SimpleNetworking
 import SimpleNetworkingAsyncHTTPClient
 import SimpleNetworkingTesting
@@ -37,6 +38,7 @@ func makeClient(named name: String, url: URL) -> (any Client)? {
     case "library-handler": return LibraryClient(url: url, style: .handler, transport: nil)
     case "library-memory": return LibraryClient(url: url, style: .response, transport: InMemory.transport())
     case "ahc-raw": return RawAsyncHTTPClient(url: url)
+    case "ahc-delegate": return DelegateAsyncHTTPClient(url: url)
     case "library-ahc":
         return LibraryClient(url: url, style: .response, transport: AsyncHTTPClientTransport())
     default: return nil
@@ -124,6 +126,45 @@ struct RawAsyncHTTPClient: Client {
     }
 
     func close() async { try? await client.shutdown() }
+}
+
+/// AsyncHTTPClient's delegate API, the one the engine is built on (`execute(request:delegate:eventLoop:deadline:)`, a
+/// deadline that covers the body), with a delegate that only counts the body's bytes: what the engine costs without
+/// the library, to tell the API's share of the gap to `ahc-raw` from the library's.
+struct DelegateAsyncHTTPClient: Client {
+    let url: URL
+    let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+
+    func fetch() async throws -> Int {
+        let task = client.execute(
+            request: try HTTPClient.Request(url: url), delegate: ByteCounter(), eventLoop: .indifferent,
+            deadline: .now() + .seconds(30))
+        return try await task.futureResult.get()
+    }
+
+    func close() async { try? await client.shutdown() }
+}
+
+/// Counts a response's body bytes and checks its status; AsyncHTTPClient calls it on the request's one event loop, in
+/// order, hence `@unchecked Sendable`.
+final class ByteCounter: HTTPClientResponseDelegate, @unchecked Sendable {
+    private var count = 0
+    private var ok = false
+
+    func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        ok = head.status == .ok
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        count += buffer.readableBytes
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int {
+        guard ok else { throw BenchError.status }
+        return count
+    }
 }
 
 /// A transport that answers from memory: the library's own cost with no network at all.
