@@ -44,6 +44,9 @@ let package = Package(
                 "SimpleNetworkingContentDecoding",
                 .product(name: "SimpleNetworking", package: "SimpleNetworking"),
                 .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ],

@@ -16,7 +16,9 @@ import Tracing
 /// ```
 ///
 /// Pick it for servers on Linux and for many requests at once: it keeps a pool of connections per host on SwiftNIO's
-/// event loops, and costs a fraction of URLSession's CPU and memory per request. The client's behaviour is the same as
+/// event loops, and costs a fraction of URLSession's CPU and memory per request. All of a transport's connections to
+/// one origin live on one event loop of the group, where their responses are handled without a thread switch; each
+/// transport draws its own loop for an origin. The client's behaviour is the same as
 /// over URLSession: redirects come back as responses and the client follows them by its rules, the body size limit
 /// stops a body as it arrives, counted after decompression, and failures arrive in the same categories. It streams
 /// both ways with backpressure, and sends bodies on any method and to IPv6-literal hosts.
@@ -47,6 +49,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The transport's client. Use it for what the library does not do, but do not shut it down: ``close()`` does.
     public let client: HTTPClient
     private let closed = NIOLockedValueBox(false)
+    private let originLoops: OriginLoops
 
     /// Creates a transport with its own `HTTPClient`.
     /// - Parameters:
@@ -58,6 +61,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(configuration))
+        originLoops = OriginLoops(eventLoopGroup)
     }
 
     /// The `HTTPClient` settings that give the library's transport behaviour.
@@ -109,11 +113,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let bodySize: Int64?
         do {
             let body: HTTPClient.Body?
-            // Taking a loop here, as `execute` takes one too, is measured: with two loops it gives every sequential
-            // request the loop its connection lives on, so the response does not switch threads ("Performance" in
-            // the SimpleNetworking documentation). Taking it only for a body file cost about a tenth of the
-            // sequential speed.
-            (body, bodySize) = try Self.body(of: request, eventLoop: client.eventLoopGroup.any())
+            (body, bodySize) = try Self.body(of: request, eventLoopGroup: client.eventLoopGroup)
             outgoing = try HTTPClient.Request(
                 url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                 headers: Self.headers(of: request), body: body)
@@ -126,7 +126,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             transfer: transfer, maximumBodySize: options.maximumResponseBodySize, url: request.url,
             bodySize: bodySize)
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
-        let task = client.execute(request: outgoing, delegate: streamer, eventLoop: .indifferent, deadline: deadline)
+        // Every request to one origin on that origin's loop, where its connections are: no response switches threads.
+        let loop = originLoops.loop(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
+        let task = client.execute(
+            request: outgoing, delegate: streamer, eventLoop: loop.map { .delegate(on: $0) } ?? .indifferent,
+            deadline: deadline)
         do {
             return try await transfer.withCancellationHandler {
                 try await task.futureResult.get()
@@ -148,10 +152,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// The request's body for AsyncHTTPClient, and its size: a body file is read from disk piece by piece as the
     /// connection takes it, never whole.
-    private static func body(of request: HTTPRequest, eventLoop: any EventLoop) throws -> (HTTPClient.Body?, Int64?) {
+    private static func body(of request: HTTPRequest, eventLoopGroup: any EventLoopGroup) throws -> (
+        HTTPClient.Body?, Int64?
+    ) {
         guard let file = request.bodyFile else {
             return (request.body.map { .bytes($0) }, request.body.map { Int64($0.count) })
         }
+        let eventLoop = eventLoopGroup.any()
         let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
         guard let size = (attributes?[.size] as? NSNumber)?.int64Value,
             FileManager.default.isReadableFile(atPath: file.path)
