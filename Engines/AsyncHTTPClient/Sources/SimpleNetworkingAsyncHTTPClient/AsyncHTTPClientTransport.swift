@@ -18,10 +18,10 @@ import Tracing
 /// Pick it for servers on Linux and for many requests at once: it keeps a pool of connections per host on SwiftNIO's
 /// event loops, and costs a fraction of URLSession's CPU and memory per request. All of a transport's connections to
 /// one origin live on one event loop of the group, where their responses are handled without a thread switch; each
-/// transport draws its own loop for an origin. The client's behaviour is the same as
-/// over URLSession: redirects come back as responses and the client follows them by its rules, the body size limit
-/// stops a body as it arrives, counted after decompression, and failures arrive in the same categories. It streams
-/// both ways with backpressure, and sends bodies on any method and to IPv6-literal hosts.
+/// transport draws its own loop for an origin. The client's behaviour is the same as over URLSession: redirects come
+/// back as responses and the client follows them by its rules, the body size limit stops a body as it arrives, counted
+/// after decompression, and failures arrive in the same categories. It streams both ways with backpressure, and sends
+/// bodies on any method and to IPv6-literal hosts.
 ///
 /// Lifecycle: each transport owns one `HTTPClient`. ``close()`` starts its shutdown and returns at once: requests in
 /// flight end with `SimpleNetworkingError.cancelled`, and later ones fail with a `transportFailed` that says the
