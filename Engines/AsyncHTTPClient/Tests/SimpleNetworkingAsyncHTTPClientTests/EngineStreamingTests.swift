@@ -16,7 +16,10 @@ struct EngineStreamingTests {
         let server = try MockServer()
         defer { server.shutdown() }
         let piece = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        server.route { _ in MockResponse(status: 200, body: piece, faults: [.repeatBody(1024)]) }
+        // Paced, 1 ms between pieces (about a second in all): unpaced, the engine takes the whole body on loopback in
+        // less than the 0.1 s between two progress values, and nothing would arrive in between.
+        let paced: [MockFault] = [.repeatBody(1024), .drip(bytes: piece.count, interval: 0.001)]
+        server.route { _ in MockResponse(status: 200, body: piece, faults: paced) }
         let client = makeClient(server)
         defer { client.close() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")

@@ -11,11 +11,8 @@ import Testing
 struct EventLoopAffinityTests {
     @Test("Every request to one origin runs on one event loop, sequential or concurrent, from any task")
     func oneLoopPerOrigin() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
-        let loops = Array(group.makeIterator())
-        let server = try MockServer()
+        let (group, loops, server) = try Self.fourLoopsAndServer()
         defer { server.shutdown() }
-        server.route { _ in .text("ok") }
         let transport = AsyncHTTPClientTransport(eventLoopGroup: group)
 
         // Before, each request took the group's next loop: sequential requests alternated between loops, and those on
@@ -42,11 +39,8 @@ struct EventLoopAffinityTests {
 
     @Test("Transports to one origin spread over the loops: each draws its own")
     func transportsSpread() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
-        let loops = Array(group.makeIterator())
-        let server = try MockServer()
+        let (group, loops, server) = try Self.fourLoopsAndServer()
         defer { server.shutdown() }
-        server.route { _ in .text("ok") }
         var found = Set<Int>()
         // 16 transports land on one of 4 loops all alike with a chance of 4 in 4^16.
         for _ in 0..<16 {
@@ -56,6 +50,14 @@ struct EventLoopAffinityTests {
         }
         #expect(found.count > 1, "16 transports all ran on loop \(found.sorted())")
         try await group.shutdownGracefully()
+    }
+
+    /// A group of four loops, its loops, and a server that answers every request with a short text.
+    private static func fourLoopsAndServer() throws -> (MultiThreadedEventLoopGroup, [any EventLoop], MockServer) {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
+        let server = try MockServer()
+        server.route { _ in .text("ok") }
+        return (group, Array(group.makeIterator()), server)
     }
 
     /// The index among `loops` of the loop on which the response's head reached the transfer, -1 for none of them.
