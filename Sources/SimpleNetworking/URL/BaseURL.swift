@@ -11,9 +11,15 @@ struct BaseURL: Sendable {
     /// `scheme://authority/path` without a trailing slash, or the reason the base URL is unusable.
     let prefix: Result<String, SimpleNetworkingError>
     let origin: Origin?
+    /// The URLs already built from this base URL, for a client's own base URL; `nil` for one built once (an
+    /// endpoint's own base URL).
+    let built: BuiltURLs?
 
-    init(_ url: URL) {
+    /// Checks `url` as a base URL.
+    /// - Parameter caching: Keep the URLs built from it for the next request with the same path and query.
+    init(_ url: URL, caching: Bool = false) {
         self.url = url
+        built = caching ? BuiltURLs() : nil
         origin = Origin(url)
         guard let origin else {
             prefix = .failure(.invalidURL(reason: "the base URL must be an http or https URL with a host"))

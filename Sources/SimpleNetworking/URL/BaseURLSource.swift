@@ -10,13 +10,13 @@ struct BaseURLSource: Sendable {
     /// A base URL that never changes, checked now.
     init(fixed url: URL) {
         provider = nil
-        lastChecked = Locked(BaseURL(url))
+        lastChecked = Locked(BaseURL(url, caching: true))
     }
 
     /// A base URL asked of `provider` each time; its first value is checked now.
     init(provider: @escaping @Sendable () -> URL) {
         self.provider = provider
-        lastChecked = Locked(BaseURL(provider()))
+        lastChecked = Locked(BaseURL(provider(), caching: true))
     }
 
     /// The base URL as it is now: the provider's value, checked only when it differs from the last one.
@@ -25,7 +25,7 @@ struct BaseURLSource: Sendable {
         let url = provider()  // asked outside the lock: the provider may take locks of its own
         let last = lastChecked.current
         if last.url == url { return last }
-        let checked = BaseURL(url)
+        let checked = BaseURL(url, caching: true)
         lastChecked.set(checked)
         return checked
     }

@@ -46,6 +46,16 @@ extension BaseURL {
     /// - Throws: ``SimpleNetworkingError/invalidURL(reason:)`` for an unusable base URL or a path that breaks
     ///   those rules.
     func url(forPath path: String, query: String = "") throws(SimpleNetworkingError) -> URL {
+        guard let built else { return try build(forPath: path, query: query) }
+        let key = BuiltURLs.Key(path: path, query: query)
+        if let url = built.url(for: key) { return url }
+        let url = try build(forPath: path, query: query)
+        built.keep(url, for: key)
+        return url
+    }
+
+    /// Builds the URL of `path` and `query` under this base URL, as ``url(forPath:query:)`` describes.
+    private func build(forPath path: String, query: String) throws(SimpleNetworkingError) -> URL {
         var text = try prefix.get()
         try URLEncoding.refuseOriginChange(in: path)
         let (rawPath, rawQuery) = URLEncoding.split(path)
