@@ -32,7 +32,4 @@ final class BuiltURLs: Sendable {
             urls[key] = url
         }
     }
-
-    /// How many URLs are kept, for tests.
-    var count: Int { urls.withLock { $0.count } }
 }
