@@ -51,9 +51,9 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// queue, which libcurl can keep busy for seconds, so it runs on the caller's thread only when ``TaskStarts`` says
     /// that none of the library's transfers is under way (`starts.sync`), and otherwise on the queue's own thread. For
     /// the same reason the registry's lock is never held while the task is made or resumed: the delegate callbacks,
-    /// the deadlines of every client and `close()` take that lock, and would wait for libcurl behind it. The task is made outside the lock and
-    /// registered after; creating it cannot race with the invalidation of the session, which is queued on ``starts``,
-    /// after this.
+    /// the deadlines of every client and `close()` take that lock, and would wait for libcurl behind it. The task is
+    /// made outside the lock and registered after; creating it cannot race with the invalidation of the session, which
+    /// is queued on ``starts``, after this.
     /// - Parameters:
     ///   - pending: The attempt.
     ///   - completionKey: What the task's completion is known by in ``taskStarts``: `nil` for the task itself, whose
