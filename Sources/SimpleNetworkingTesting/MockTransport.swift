@@ -119,7 +119,7 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
     public static let pieceSize = 64 * 1024
 
     /// Records the request and answers with the next reply, within the options' limits, handing the body to
-    /// `transfer` piece by piece.
+    /// `transfer` piece by piece. A request whose caller is already cancelled is neither recorded nor answered.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: The timeout (a reply delayed past it times out) and the body size limit, counted as the pieces
@@ -132,6 +132,8 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
     public func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
+        // A caller cancelled before the call sends nothing, and nothing is recorded.
+        if transfer.isCancelled { throw .cancelled }
         var request = request
         if let file = request.bodyFile {
             request.body = try await Self.read(file, reportingTo: transfer)

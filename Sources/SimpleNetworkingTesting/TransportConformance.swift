@@ -15,7 +15,8 @@ import SimpleNetworking
 /// `MockTransport(serving:)`; a network transport ignores it.
 ///
 /// Each check gets a fresh transport and server, and closes both. The checks: a 3xx is returned, not followed; the
-/// body size limit stops a large body; the timeout fires; cancelling the calling task stops the request; failures
+/// body size limit stops a large body; the timeout fires; cancelling the calling task stops the request, and a task
+/// cancelled before it calls the transport sends nothing (even with an idle connection at hand); failures
 /// come in the right ``TransportFailure/Category``; headers and bodies arrive byte for byte; repeated response
 /// header fields stay apart; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends a
 /// body file byte for byte.
@@ -43,7 +44,8 @@ public struct TransportConformance: Sendable {
 
     /// The names of the checks, in the order ``run()`` runs them.
     public static let checks = [
-        "redirectReturned", "bodyLimit", "timeout", "cancellation", "transferCancellation", "cannotConnect",
+        "redirectReturned", "bodyLimit", "timeout", "cancellation", "cancelledBeforeSending", "transferCancellation",
+        "cannotConnect",
         "connectionLost", "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders", "transferStreamed",
         "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned", "stoppedBodyClosesConnection",
         "uploadProgressBeforeEnd",
@@ -87,6 +89,7 @@ public struct TransportConformance: Sendable {
         case "bodyLimit": return await bodyLimit(transport, server)
         case "timeout": return await timeout(transport, server)
         case "cancellation": return await cancellation(transport, server)
+        case "cancelledBeforeSending": return await cancelledBeforeSending(transport, server)
         case "transferCancellation": return await transferCancellation(transport, server)
         case "cannotConnect": return await cannotConnect(transport)
         case "connectionLost": return await connectionLost(transport, server)
@@ -152,6 +155,20 @@ public struct TransportConformance: Sendable {
         } cancel: { task in
             task.cancel()
         }
+    }
+
+    private func cancelledBeforeSending(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in .text("ok") }
+        // An idle connection first, which would write a request at once.
+        _ = await send(transport, HTTPRequest(method: .get, url: server.url("/first")))
+        let cancelled = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await send(transport, HTTPRequest(method: .get, url: server.url("/cancelled")))
+        }.value
+        guard case .failure(.cancelled) = cancelled else { return "expected cancelled, got \(cancelled)" }
+        _ = await send(transport, HTTPRequest(method: .get, url: server.url("/last")))
+        let paths = server.requests.map(\.path)
+        return paths == ["/first", "/last"] ? nil : "the server saw \(paths)"
     }
 
     private func transferCancellation(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {

@@ -128,14 +128,24 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
         // Every request to one origin on that origin's loop, where its connections are: no response switches threads.
         let loop = originLoops.loop(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
-        let task = client.execute(
-            request: outgoing, delegate: streamer, eventLoop: loop.map { .delegate(on: $0) } ?? .indifferent,
-            deadline: deadline)
+        let launch = RequestLaunch()
+        let client = client
         do {
             return try await transfer.withCancellationHandler {
-                try await task.futureResult.get()
+                try await withUnsafeThrowingContinuation { continuation in
+                    // Started on the loop, in one switch of threads: there, AsyncHTTPClient's task, its deadline and
+                    // the callback below need no lock nor wake-up of the loop each, and an idle connection of the loop
+                    // writes the request at once (<doc:Performance>).
+                    loop.execute {
+                        guard !launch.isCancelled else { return continuation.resume(throwing: HTTPClientError.cancelled) }
+                        let task = client.execute(
+                            request: outgoing, delegate: streamer, eventLoop: .delegate(on: loop), deadline: deadline)
+                        task.futureResult.whenComplete { continuation.resume(with: $0) }
+                        launch.started(task)
+                    }
+                }
             } onCancel: {
-                task.cancel()
+                launch.cancel()
             }
         } catch {
             if transfer.isCancelled { throw .cancelled }

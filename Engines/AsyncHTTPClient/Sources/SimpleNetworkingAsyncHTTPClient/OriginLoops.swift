@@ -16,12 +16,14 @@ struct OriginLoops: Sendable {
     private let seed = Int.random(in: .min ... .max)
 
     init(_ group: any EventLoopGroup) {
-        loops = Array(group.makeIterator())
+        let loops = Array(group.makeIterator())
+        // A group lists its loops; one that lists none still hands one out.
+        self.loops = loops.isEmpty ? [group.next()] : loops
     }
 
-    /// The loop of the origin `scheme://host:port`, or `nil` when the group has one loop: AsyncHTTPClient takes it.
-    func loop(scheme: String, host: String, port: Int) -> (any EventLoop)? {
-        guard loops.count > 1 else { return nil }
+    /// The loop of the origin `scheme://host:port`.
+    func loop(scheme: String, host: String, port: Int) -> any EventLoop {
+        guard loops.count > 1 else { return loops[0] }
         var hasher = Hasher()
         hasher.combine(seed)
         hasher.combine(scheme)
