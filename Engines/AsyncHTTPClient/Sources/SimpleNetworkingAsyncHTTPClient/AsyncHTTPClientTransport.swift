@@ -135,9 +135,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 try await withUnsafeThrowingContinuation { continuation in
                     // Started on the loop, in one switch of threads: there, AsyncHTTPClient's task, its deadline and
                     // the callback below need no lock nor wake-up of the loop each, and an idle connection of the loop
-                    // writes the request at once (<doc:Performance>).
+                    // writes the request at once (the "Performance" article of the SimpleNetworking documentation).
                     loop.execute {
-                        guard !launch.isCancelled else { return continuation.resume(throwing: HTTPClientError.cancelled) }
+                        guard !launch.isCancelled else {
+                            return continuation.resume(throwing: HTTPClientError.cancelled)
+                        }
                         let task = client.execute(
                             request: outgoing, delegate: streamer, eventLoop: .delegate(on: loop), deadline: deadline)
                         task.futureResult.whenComplete { continuation.resume(with: $0) }
