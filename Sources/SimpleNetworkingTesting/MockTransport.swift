@@ -128,7 +128,7 @@ public final class MockTransport: HTTPTransport, @unchecked Sendable {
     /// - Returns: The scripted response's head, with the request's URL.
     /// - Throws: The scripted failure; a `timedOut` ``TransportFailure``;
     ///   ``SimpleNetworkingError/responseTooLarge(limit:)``; ``SimpleNetworkingError/cancelled`` when cancelled
-    ///   during a delay; or what `transfer` throws.
+    ///   before the call or during a delay; or what `transfer` throws.
     public func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {

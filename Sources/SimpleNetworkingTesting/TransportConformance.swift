@@ -45,10 +45,9 @@ public struct TransportConformance: Sendable {
     /// The names of the checks, in the order ``run()`` runs them.
     public static let checks = [
         "redirectReturned", "bodyLimit", "timeout", "cancellation", "cancelledBeforeSending", "transferCancellation",
-        "cannotConnect",
-        "connectionLost", "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders", "transferStreamed",
-        "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned", "stoppedBodyClosesConnection",
-        "uploadProgressBeforeEnd",
+        "cannotConnect", "connectionLost", "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders",
+        "transferStreamed", "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned",
+        "stoppedBodyClosesConnection", "uploadProgressBeforeEnd",
     ]
 
     private let makeTransport: @Sendable (MockServer) -> any HTTPTransport
