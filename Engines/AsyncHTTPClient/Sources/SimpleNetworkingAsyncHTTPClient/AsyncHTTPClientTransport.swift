@@ -244,14 +244,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return headers
     }
 
-    /// The response's header fields in order, repeated names kept apart.
-    private static func headers(of head: HTTPResponseHead) -> LibraryHeaders {
-        var fields: [LibraryHeaderField] = []
-        fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers { fields.append(LibraryHeaderField(name: name, value: value)) }
-        return LibraryHeaders(fields)
-    }
-
     /// `seconds` in whole nanoseconds, clamped so that the conversion cannot overflow: a year is as good as never here.
     static func nanoseconds(_ seconds: TimeInterval) -> Int64 {
         guard seconds.isFinite, seconds > 0 else { return 0 }
