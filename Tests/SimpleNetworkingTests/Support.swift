@@ -225,12 +225,3 @@ func holdsInOne(of times: Int = 3, _ attempt: () async throws -> Bool) async ret
     for _ in 0..<times where try await attempt() { return true }
     return false
 }
-
-/// Starts `process`, one start at a time in this test process: swift-corelibs-foundation's `Process.run()` is not safe
-/// to call from two threads at once on Linux (two suites starting child processes in parallel crashed in its copy of
-/// the environment). A serial queue, held only for the start itself (a few milliseconds), never while the child runs.
-func launch(_ process: Process) throws {
-    try processLaunches.sync { try process.run() }
-}
-
-private let processLaunches = DispatchQueue(label: "SimpleNetworkingTests.process-launches")

@@ -217,11 +217,11 @@ struct MultipartTests {
                 print(part.get_param('name', header='content-disposition'), part.get_filename(), part.get_content_type(),
                       sep='|')
             """
-        let (status, output) = try await Self.run(python, ["-c", script, message.path])
+        let child = try await runChild(python, ["-c", script, message.path])
 
-        #expect(status == 0)
+        #expect(child.status == 0)
         #expect(
-            output.split(separator: "\n") == [
+            child.output.split(separator: "\n") == [
                 "name|None|text/plain", "notes|na%22me.txt|text/plain", "data|data.bin|application/octet-stream",
             ])
         #expect(try Data(contentsOf: directory.file("part-0")) == Data("Ada".utf8))
@@ -247,25 +247,4 @@ struct MultipartTests {
         return (path + ["/usr/bin/python3"]).first { FileManager.default.isExecutableFile(atPath: $0) }
             .map { URL(fileURLWithPath: $0) }
     }()
-
-    /// Runs a child process and returns its exit status and standard output, awaiting its exit without blocking a
-    /// thread of the cooperative pool.
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (Int32, String) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("python-\(UUID().uuidString).txt")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { return (-1, "") }
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try launch(process)
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
-    }
 }

@@ -66,52 +66,18 @@ import Testing
             guard FileManager.default.isExecutableFile(atPath: executable.path) else {
                 throw Failure(description: "\(executable.path) is missing: build it with `swift build --build-tests`")
             }
-            let output = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString).txt")
-            guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-                throw Failure(description: "cannot create \(output.path)")
-            }
-            defer { try? FileManager.default.removeItem(at: output) }
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = FileHandle.nullDevice
-            // The exit is awaited without blocking a thread of the cooperative pool.
-            let exited = Locked(false)
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                process.terminationHandler = { _ in
-                    exited.set(true)
-                    continuation.resume()
-                }
-                do {
-                    try launch(process)
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                let process = UncheckedProcess(process: process)
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                    if !exited.current { process.process.terminate() }
-                }
-            }
-            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            guard process.terminationStatus == 0 else {
-                throw Failure(
-                    description: "transport-probe \(arguments) exited with \(process.terminationStatus): \(text)")
+            let child = try await runChild(executable, arguments, timeout: timeout)
+            guard child.status == 0 else {
+                throw Failure(description: "transport-probe \(arguments) exited with \(child.status): \(child.output)")
             }
             var result: [String: String] = [:]
-            for line in text.split(separator: "\n") {
+            for line in child.output.split(separator: "\n") {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 result[String(line[..<colon])] = value
             }
             return result
         }
-    }
-
-    /// `@unchecked Sendable`: `Process.terminate()` may be called from any thread.
-    private struct UncheckedProcess: @unchecked Sendable {
-        let process: Process
     }
 
     extension [String: String] {
