@@ -32,7 +32,8 @@ extension SimpleNetworking {
             request = self.request(method, path)
         }
         for (name, value) in endpoint.query.sorted(by: { $0.key < $1.key }) { request.query(name, value) }
-        for field in endpoint.headers { request.header(field.name, field.value) }
+        // Merged, not set one by one: a name the endpoint repeats keeps every field.
+        request.update { $0.parts.headers = $0.parts.headers.merging(endpoint.headers) }
         if (endpoint.body as? any AbsentBody)?.isAbsent != true { request.body(json: endpoint.body) }
         if E.ErrorBody.self != NoContent.self { request.decodingErrors(E.ErrorBody.self, decoder: endpoint.decoder) }
         return endpoint.configure(request).transformStep { response, client in

@@ -261,6 +261,27 @@ struct TypedRequestTests {
         #expect(requests[0].body.isEmpty)
     }
 
+    @Test("An endpoint that repeats a header field sends every field of that name, as default headers do")
+    func repeatedEndpointHeaders() async throws {
+        struct Tagged: Endpoint {
+            typealias Response = NoContent
+            var path: String { "/profiles/empty" }
+            var headers: HTTPHeaders {
+                HTTPHeaders([.init(name: "X-Test", value: "one"), .init(name: "X-Test", value: "two")])
+            }
+        }
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = makeLoopbackClient(server) { $0.defaultHeaders = ["X-Test": "default"] }
+        defer { api.close() }
+
+        try await api.send(Tagged())
+
+        // URLSession joins repeated fields into one with ", "; either way both values arrive, and not the default.
+        let fields = server.requests.first?.headers.filter { $0.name.lowercased() == "x-test" }.map(\.value) ?? []
+        #expect(fields.joined(separator: ", ") == "one, two")
+    }
+
     @Test("A NoContent response is not decoded; an empty body where a value is expected is decodingFailed")
     func emptyBodies() async throws {
         let server = try makeServer()
