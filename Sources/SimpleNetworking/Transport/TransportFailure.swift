@@ -33,8 +33,9 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
     public var category: Category
     /// The platform's error, such as a `URLError`, with secrets already removed from any URL it holds.
     public var underlying: (any Error & Sendable)?
-    /// A phrase of the library's that says more (what was malformed in a response, say); never text from the
-    /// request or the response.
+    /// What says more than the category: a phrase of the library's (what was malformed in a response, which TLS
+    /// check failed), and over URLSession on Linux libcurl's own message after `libcurl:`, which may name the host and
+    /// port but never credentials. Never text from the request's headers or body, nor from the response.
     public var detail: String?
 
     /// Creates a failure.

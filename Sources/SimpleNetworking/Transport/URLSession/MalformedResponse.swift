@@ -6,7 +6,7 @@ import Foundation
 
 /// What can make a response invalid HTTP, with the library's words for it.
 enum Malformed {
-    case statusLine, headers, conflictingLength, invalidLength
+    case statusLine, headers, unreadableByFoundation, conflictingLength, invalidLength
 
     /// The library's detail for the error's description: what is wrong, and where to look.
     var detail: String {
@@ -17,6 +17,9 @@ enum Malformed {
         case .headers:
             return "its header section could not be read "
                 + "(a line without a colon, a NUL byte, or more header bytes than libcurl accepts)"
+        case .unreadableByFoundation:
+            return "FoundationNetworking could not read its status line or header fields (it refuses a status line "
+                + "without a reason phrase, such as \"HTTP/1.1 200\", which the AsyncHTTPClient engine reads)"
         case .conflictingLength:
             return "it has Content-Length fields that disagree, so where its body ends is unknown"
         case .invalidLength:

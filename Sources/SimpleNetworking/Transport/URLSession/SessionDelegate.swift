@@ -304,10 +304,9 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         case .unsupportedURL where ["http", "https"].contains(request?.url?.scheme?.lowercased()):
             // libcurl's "unsupported protocol" for an http URL means the reply did not start with an HTTP status line.
             return Malformed.statusLine.error(for: request)
-        case .unknown
-        where (error.userInfo[NSLocalizedDescriptionKey] as? String)?.lowercased().contains("header") == true:
-            // libcurl's "Header without colon", "Nul byte in header", "Too large response headers", ...
-            return Malformed.headers.error(for: request)
+        case .unknown:
+            // Everything else libcurl reports reads as -1: its message says what happened.
+            return LibcurlMessage.corrected(error, request: request)
         default:
             return error
         }
