@@ -60,8 +60,11 @@ extension AsyncHTTPClientTransport {
         case .invalidConstant: return "the status line is not valid HTTP"
         case .invalidHeaderToken, .invalidCharactersUsed, .lfExpected, .strictModeAssertion:
             return "a header line is malformed (an invalid character, or a line not ended by CRLF)"
-        case .invalidContentLength: return "the Content-Length header is invalid or repeated with different values"
-        case .unexpectedContentLength: return "the response has both Content-Length and Transfer-Encoding"
+        case .invalidContentLength: return "the Content-Length header is not a decimal number"
+        case .unexpectedContentLength:
+            // llhttp's one error for a repeated Content-Length and for one beside Transfer-Encoding.
+            return "the response repeats Content-Length, or has it beside Transfer-Encoding, "
+                + "so where its body ends is unknown"
         case .invalidChunkSize: return "a chunk size of the chunked body is invalid"
         case .invalidEOFState, .closedConnection:
             return "the server closed the connection before the response was complete"
