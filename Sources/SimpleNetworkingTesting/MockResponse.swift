@@ -47,6 +47,9 @@ public struct MockResponse: Sendable {
     public var body: Data
     /// Whether the body is sent with `Transfer-Encoding: chunked`.
     public var chunked: Bool
+    /// Trailer fields sent after a chunked body (RFC 9112, section 7.1.2), verbatim and in order; ignored unless the
+    /// response is ``chunked``. A transport drops them and delivers the body. Default: none.
+    public var trailers: [(name: String, value: String)] = []
     /// Faults to inject while writing this response.
     public var faults: [MockFault]
     /// The steps of an event stream written instead of `body` (``eventStream(_:ending:headers:)``), and how it ends.

@@ -120,7 +120,8 @@ extension MockServerCore {
             if !first && interval > 0 {
                 guard pause(interval) else { return false }
             }
-            if let result = send(Array("0\r\n\r\n".utf8)) { return result }
+            let trailers = response.trailers.map { "\($0.name): \($0.value)\r\n" }.joined()
+            if let result = send(Array("0\r\n\(trailers)\r\n".utf8)) { return result }
         }
         return limit == nil
     }

@@ -18,8 +18,8 @@ import SimpleNetworking
 /// body size limit stops a large body; the timeout fires; cancelling the calling task stops the request, and a task
 /// cancelled before it calls the transport sends nothing (even with an idle connection at hand); failures
 /// come in the right ``TransportFailure/Category``; headers and bodies arrive byte for byte; repeated response
-/// header fields stay apart; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends a
-/// body file byte for byte.
+/// header fields stay apart; a chunked body followed by trailer fields arrives whole; `send(_:options:transfer:)`
+/// gives the transfer the head and the whole body, and sends a body file byte for byte.
 ///
 /// A transport whose ``HTTPTransport/capabilities`` include ``TransportCapabilities/transferCancellation`` is held to
 /// it: cancelling the transfer (not the task) of a request the server holds stops it promptly with `cancelled`.
@@ -47,7 +47,7 @@ public struct TransportConformance: Sendable {
         "redirectReturned", "bodyLimit", "timeout", "cancellation", "cancelledBeforeSending", "transferCancellation",
         "cannotConnect", "connectionLost", "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders",
         "transferStreamed", "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned",
-        "stoppedBodyClosesConnection", "uploadProgressBeforeEnd",
+        "stoppedBodyClosesConnection", "uploadProgressBeforeEnd", "trailerFields",
     ]
 
     private let makeTransport: @Sendable (MockServer) -> any HTTPTransport
@@ -101,6 +101,7 @@ public struct TransportConformance: Sendable {
         case "endlessBodyAbandoned": return await endlessBodyAbandoned(transport, server)
         case "stoppedBodyClosesConnection": return await stoppedBodyClosesConnection(transport, server)
         case "uploadProgressBeforeEnd": return await uploadProgressBeforeEnd(transport, server)
+        case "trailerFields": return await trailerFields(transport, server)
         default: return "no such check"
         }
     }
@@ -235,6 +236,20 @@ public struct TransportConformance: Sendable {
             return "expected a badServerResponse or connectionLost failure, got \(result)"
         }
         return nil
+    }
+
+    private func trailerFields(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        server.route { _ in
+            var response = MockResponse(status: 200, body: Data("hello".utf8), chunked: true)
+            response.headers = [("Trailer", "X-Checksum")]
+            response.trailers = [("X-Checksum", "5d41402a")]
+            return response
+        }
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/trailers")))
+        guard case .success(let response) = result, response.statusCode == 200 else {
+            return "expected 200 with the body before the trailer fields, got \(result)"
+        }
+        return response.body == Data("hello".utf8) ? nil : "the body arrived as \(response.body.count) other bytes"
     }
 
     private func bytesSent(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {

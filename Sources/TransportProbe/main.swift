@@ -37,6 +37,8 @@ import SimpleNetworkingTesting
 //   waiting [seconds=5] [requests=1]            the CPU time the process spends while that many requests wait that
 //                                               long for the server's answer: through the library, then one plain
 //                                               URLSession data task
+//   trailers | trailers-plain                   a chunked body followed by a trailer field, through the library or a
+//                                               plain URLSession data task: FoundationNetworking ends the process
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
 func status(_ key: String) -> Int {
@@ -482,10 +484,33 @@ case "waiting":
             cpuSeconds() - cpu))
     session.invalidateAndCancel()
 
+case "trailers", "trailers-plain":
+    // A chunked body followed by a trailer field, legal HTTP/1.1: through the library (`trailers`), or a plain
+    // URLSession data task (`trailers-plain`). FoundationNetworking ends the process in both (<doc:LinuxPlatformNotes>).
+    let response =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n\r\n"
+        + "5\r\nhello\r\n0\r\nX-Checksum: 5d41402a\r\n\r\n"
+    server.route { _ in MockResponse(faults: [.rawResponse(Data(response.utf8))]) }
+    if scenario == "trailers" {
+        let api = client(server)
+        let (outcome, _) = await timed { () async throws(SimpleNetworkingError) in try await api.get("/t").response() }
+        report("outcome", outcome)
+        api.close()
+    } else {
+        let session = URLSession(configuration: .ephemeral)
+        let body = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            session.dataTask(with: server.url("/t")) { data, _, error in
+                continuation.resume(returning: error.map { "\($0)" } ?? String(decoding: data ?? Data(), as: UTF8.self))
+            }.resume()
+        }
+        report("outcome", body)
+        session.invalidateAndCancel()
+    }
+
 default:
     print(
         "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers"
-            + "|cookie-flood|download-file|upload-file|waiting")
+            + "|cookie-flood|download-file|upload-file|waiting|trailers|trailers-plain")
 }
 
 report("peak RSS above the start", megabytes(status("VmHWM") - baseline))

@@ -5,7 +5,18 @@ import Testing
 
 @Suite("Transport conformance")
 struct TransportConformanceTests {
-    @Test("The URLSession transport passes the conformance kit", arguments: TransportConformance.checks)
+    /// Every check but, on Linux, `trailerFields`: FoundationNetworking ends the process on a response with trailer
+    /// fields, which the library cannot prevent (<doc:LinuxPlatformNotes>; `TrailerFieldsTests` shows it in a
+    /// process of its own).
+    static let urlSessionChecks: [String] = {
+        #if canImport(FoundationNetworking)
+            TransportConformance.checks.filter { $0 != "trailerFields" }
+        #else
+            TransportConformance.checks
+        #endif
+    }()
+
+    @Test("The URLSession transport passes the conformance kit", arguments: urlSessionChecks)
     func urlSession(check: String) async {
         let kit = TransportConformance { _ in URLSessionTransport(configuration: SimpleNetworking.Configuration()) }
         let failure = await kit.run(check)

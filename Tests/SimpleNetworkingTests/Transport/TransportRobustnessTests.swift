@@ -50,6 +50,25 @@ import Testing
         }
     }
 
+    /// What the library cannot prevent: FoundationNetworking ends the process when a chunked body is followed by
+    /// trailer fields (legal HTTP/1.1), in its own code after the transfer completed, through the library and through a
+    /// plain data task alike (<doc:LinuxPlatformNotes>: the engine reads it). Should a later FoundationNetworking
+    /// read it, this fails, and the article and the URLSession conformance run change with it.
+    @Suite("FoundationNetworking and trailer fields (in a process of its own)")
+    struct TrailerFieldsTests {
+        @Test(
+            "A response with trailer fields ends the process, through the library and a plain URLSession task",
+            arguments: ["trailers", "trailers-plain"])
+        func trailerFieldsEndTheProcess(scenario: String) async throws {
+            let child = try await runChild(Probe.executable, [scenario], timeout: 60)
+
+            // Killed by a signal (SIGILL: Swift's fatalError "Transfer completed, but there's no response"), before
+            // it could print an outcome.
+            #expect(child.status > 128, "exited with \(child.status): \(child.output)")
+            #expect(!child.output.contains("outcome:"), "\(child.output)")
+        }
+    }
+
     /// Runs `transport-probe`, built next to the test bundle, and returns the `key: value` lines it prints.
     enum Probe {
         struct Failure: Error, CustomStringConvertible {
