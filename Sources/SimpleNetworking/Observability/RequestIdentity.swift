@@ -20,8 +20,10 @@ enum RequestIdentity {
             return count
         }
         // Version 4 (byte 6 is 0x4_) and the RFC 4122 variant (byte 8 is 0b10______); the counter changes the low
-        // 62 bits, so the first 2^62 identities differ.
-        let high = (base.high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        // 62 bits, so the first 2^62 identities differ. It is also scrambled into the high half, so that the first
+        // eight characters a log line prints (``NetworkEvent/description``) tell requests apart.
+        let scrambled = count &* 0x9E37_79B9_7F4A_7C15
+        let high = ((base.high ^ scrambled) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = ((base.low ^ count) & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         let h = high.bigEndian
         let l = low.bigEndian

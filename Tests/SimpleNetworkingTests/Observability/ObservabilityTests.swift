@@ -37,6 +37,10 @@ struct ObservabilityTests {
         let events = recorder.all
         let identities = Set(events.map(\.requestID))
         #expect(identities.count == 200)
+        // A log line prints the first eight characters: they tell the requests apart (they were one process-wide
+        // prefix, the same on every line).
+        let printed = Set(events.map { $0.description.prefix(10) })
+        #expect(printed.count == 200, "\(printed.count) distinct prefixes for 200 requests")
         // The first request was retried after its 503: both attempts carry one identity.
         let first = events.filter { $0.url.hasSuffix("/item/0") }
         #expect(first.count >= 4 && Set(first.map(\.requestID)).count == 1)
