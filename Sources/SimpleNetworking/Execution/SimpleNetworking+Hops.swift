@@ -31,7 +31,8 @@ extension SimpleNetworking {
         let streams = destination != nil || parts.progress != nil || request.bodyFile != nil
         if streams { try requireCapabilities(downloads: destination != nil || parts.progress != nil, request: request) }
         let requestID = parts.safety.requestID
-        let deadline = Date().addingTimeInterval(options.timeout)
+        let clock = configuration.clock
+        let deadline = clock.now().addingTimeInterval(options.timeout)
         let policy = parts.safety.redirectPolicy ?? configuration.redirectPolicy
         var chain = RedirectChain(original: request, policy: policy, sensitiveData: sensitiveData)
         var current = request
@@ -39,7 +40,7 @@ extension SimpleNetworking {
             let response: SimpleResponse
             do throws(SimpleNetworkingError) {
                 var hopOptions = options
-                hopOptions.timeout = deadline.timeIntervalSinceNow
+                hopOptions.timeout = deadline.timeIntervalSince(clock.now())
                 guard hopOptions.timeout > 0 else { throw .transportFailed(TransportFailure(URLError(.timedOut))) }
                 // The redirect rules work on the request before its jar cookies: each hop gets the jar's own.
                 let sent = finalizeHop(current, requestID: requestID)
