@@ -15,9 +15,7 @@ import SimpleNetworking
 /// transport.enqueue(.json(#"{"id": 1}"#))
 /// let api = SimpleNetworking(baseURL: URL(string: "https://api.example.com")!, transport: transport)
 /// ```
-public final class MockTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is in `state`, behind its lock.
-
+public final class MockTransport: HTTPTransport, Sendable {
     /// One scripted answer: a response or a transport failure, optionally after a delay.
     public struct Reply: Sendable {
         /// What the transport returns.

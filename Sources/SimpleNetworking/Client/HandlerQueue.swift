@@ -51,3 +51,14 @@ public struct HandlerQueue: Sendable {
         Task { @MainActor in job() }
     }
 }
+
+extension HandlerQueue {
+    /// Runs `job` on this queue and returns its result once it has run; on ``background``, right here in the
+    /// execution's task.
+    func run<Value: Sendable>(_ job: @escaping @Sendable () -> Value) async -> Value {
+        if runsHandlersInExecution { return job() }
+        return await withCheckedContinuation { continuation in
+            schedule { continuation.resume(returning: job()) }
+        }
+    }
+}

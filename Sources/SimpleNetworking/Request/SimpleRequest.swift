@@ -14,8 +14,8 @@ import Foundation
 /// ```
 ///
 /// `SimpleRequest` is safe to use from any thread.
-public final class SimpleRequest: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property lives in `state`, and `state` is only touched under its lock.
+public final class SimpleRequest: Sendable {
+    /// Every mutable property, behind one lock.
     let state: Locked<State>
 
     /// Creates a request for a path relative to the client's base URL.
