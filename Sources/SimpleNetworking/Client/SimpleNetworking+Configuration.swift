@@ -70,6 +70,9 @@ extension SimpleNetworking {
         public var cookies: CookieHandling = .perClient
         /// Receives a ``NetworkEvent`` for each step of each request, on any thread; keep it fast. Default: `nil`.
         public var eventHandler: (@Sendable (NetworkEvent) -> Void)?
+        /// The interceptors every attempt of every request goes through, in order, before those of the request
+        /// (``SimpleRequest/intercept(with:)``): see ``RequestInterceptor``. Default: none.
+        public var interceptors: [any RequestInterceptor] = []
 
         /// Creates the default configuration.
         public init() {}

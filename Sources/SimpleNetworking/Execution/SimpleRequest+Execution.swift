@@ -164,15 +164,26 @@ extension SimpleRequest {
                 return await finish(
                     with: failure, on: client, execution: id, record: record)
             }
-            // 3. The attempt, with its redirects.
+            // 3. The attempt, through the interceptors, with its redirects; an interceptor may ask for another.
             let sent = await attempt(on: chosen, record: &record, signal: signal)
             if sent.request != nil {
+                var asked: (retry: Retry, interceptor: String)?
+                if let intercepted = sent.intercepted {
+                    asked = await interceptorRetry(
+                        after: sent.outcome, interceptors: intercepted.interceptors, context: intercepted.context,
+                        signal: signal)
+                }
                 record.history.append(
                     RequestAttempt(
                         number: record.attempts, statusCode: try? sent.outcome.get().statusCode,
-                        error: sent.outcome.failure, delay: waited))
+                        error: sent.outcome.failure, delay: waited, retriedBy: asked?.interceptor))
                 record.lastResponse = try? sent.outcome.get()
                 publish(record)
+                if let asked {
+                    // The handlers of an outcome an interceptor retries do not run.
+                    retry = asked.retry
+                    continue
+                }
             }
             // 4. The handlers, and what they decide.
             let context = HandlingContext(record: record, request: sent.request)
@@ -273,10 +284,13 @@ extension SimpleRequest {
     }
 
     /// Sends one attempt on `client`: builds the request, then sends it and follows its redirects.
+    /// - Returns: The outcome, the request sent (`nil` when it could not be built), and the interceptors it went
+    ///   through with their context, when it went through any.
     private func attempt(
         on client: SimpleNetworking, record: inout ExecutionRecord, signal: CancellationSignal?
     ) async -> (
-        outcome: Outcome, request: HTTPRequest?
+        outcome: Outcome, request: HTTPRequest?,
+        intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
     ) {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
@@ -308,14 +322,27 @@ extension SimpleRequest {
             }
             request = try client.makeHTTPRequest(for: parts)
         } catch {
-            return (.failure(error), nil)
+            return (.failure(error), nil, nil)
         }
         record.attempts += 1
         record.credentialEpoch = epoch
         publish(record)
         let destination = parts.receiving.map(makeDestination)
         var outcome: Outcome
-        if let signal, !client.transport.capabilities.contains(.transferCancellation) {
+        var intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
+        if !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {
+            let interceptors = client.configuration.interceptors + parts.interceptors
+            let context = InterceptorContext(
+                client: client, requestID: parts.safety.requestID, attempt: record.attempts)
+            intercepted = (interceptors, context)
+            let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: [])
+            outcome = await Self.intercepted(
+                request, through: interceptors, context: context, signal: signal,
+                remaining: remaining(on: client, record: record), deadlineError: deadlineError
+            ) { [parts] request throws(SimpleNetworkingError) in
+                try await client.perform(request, for: parts, destination: destination, signal: nil)
+            }
+        } else if let signal, !client.transport.capabilities.contains(.transferCancellation) {
             // The transport heeds only its task's cancellation: the attempt gets a task that the signal cancels.
             outcome = await interruptible(signal) { [parts] in
                 await Self.performed(request, for: parts, destination: destination, on: client, signal: nil)
@@ -327,7 +354,7 @@ extension SimpleRequest {
         if let clippedDeadline, case .failure(let error) = outcome, error.isTimeout {
             outcome = .failure(.deadlineExceeded(seconds: clippedDeadline, attempts: []))
         }
-        return (outcome, request)
+        return (outcome, request, intercepted)
     }
 
     /// The hops of one attempt (``SimpleNetworking/perform(_:for:destination:signal:)``), as an outcome.

@@ -184,7 +184,7 @@ extension SimpleRequest {
     }
 
     /// Whether some of a response stream's body has been accepted for its reader: a retry would send it again.
-    private var hasStreamedBody: Bool {
+    var hasStreamedBody: Bool {
         guard case .stream(let stream) = state.withLock({ $0.parts.receiving }) else { return false }
         return stream.hasStarted
     }

@@ -254,6 +254,8 @@ extension SimpleRequest {
         /// The body of a 2xx response may take as long as it takes: an event stream's connections, whose silence is
         /// bounded by the stream's idle timeout instead of the attempt timeout.
         var unboundedBody = false
+        /// This request's own interceptors (``SimpleRequest/intercept(with:)``), after the client's.
+        var interceptors: [any RequestInterceptor] = []
     }
 
     /// The handlers of a request, in the order they were added, and its transform step.

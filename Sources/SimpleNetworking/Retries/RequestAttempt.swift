@@ -10,6 +10,9 @@ public struct RequestAttempt: Sendable {
     public let error: SimpleNetworkingError?
     /// Seconds waited before this attempt was sent (backoff or `Retry-After`); 0 for the first.
     public let delay: TimeInterval
+    /// The interceptor that asked for the attempt after this one (``RequestInterceptor/retry(after:context:)``), by
+    /// its type's name; `nil` when none did.
+    public let retriedBy: String?
 
     /// Creates a record.
     /// - Parameters:
@@ -17,11 +20,15 @@ public struct RequestAttempt: Sendable {
     ///   - statusCode: The status received, if any.
     ///   - error: The failure, if no response arrived.
     ///   - delay: Seconds waited before the attempt.
-    public init(number: Int, statusCode: Int?, error: SimpleNetworkingError?, delay: TimeInterval) {
+    ///   - retriedBy: The interceptor that asked for the next attempt, if one did. Default: none.
+    public init(
+        number: Int, statusCode: Int?, error: SimpleNetworkingError?, delay: TimeInterval, retriedBy: String? = nil
+    ) {
         self.number = number
         self.statusCode = statusCode
         self.error = error
         self.delay = delay
+        self.retriedBy = retriedBy
     }
 }
 
@@ -29,6 +36,7 @@ extension RequestAttempt: CustomStringConvertible {
     /// For example `#2 after 0.40 s: 503`.
     public var description: String {
         let outcome = statusCode.map(String.init) ?? error.map { "\($0)" } ?? "no outcome"
-        return "#\(number) after \(String(format: "%.2f", delay)) s: \(outcome)"
+        let retried = retriedBy.map { ", retried by \($0)" } ?? ""
+        return "#\(number) after \(String(format: "%.2f", delay)) s: \(outcome)\(retried)"
     }
 }
