@@ -26,6 +26,10 @@ extension SimpleRequest {
 
     /// Runs the request and decodes its final response's body: the one way to decode a request's answer.
     ///
+    /// The body is decoded by the same step as ``decoding(_:decoder:)``'s, once the 2xx response has arrived and
+    /// before the success handlers, never on the handler queue: a body that does not decode reaches the error handlers
+    /// as ``SimpleNetworkingError/decodingFailed(type:reason:response:)``, and the success handlers do not run.
+    ///
     /// ```swift
     /// let user = try await api.get("/users/1").decode(User.self)
     ///
@@ -45,7 +49,17 @@ extension SimpleRequest {
         _ type: Value.Type = Value.self, decoder: JSONDecoder? = nil, on client: SimpleNetworking? = nil
     ) async throws(SimpleNetworkingError) -> Value {
         let client = try self.client(given: client)
-        return try await response(on: client).decode(type, decoder: decoder ?? client.configuration.decoder)
+        let decodeBody = DecodeBody { response, decoder in try response.decode(Value.self, decoder: decoder) }
+        let step = Transform { response, client in
+            TransformedValue(try decodeBody.decode(response, decoder ?? client.configuration.decoder))
+        }
+        guard let outcome = await runInCaller(on: client, valueStep: step) else { throw .requestInProgress }
+        guard let value = try outcome.get().transformedValue as? Value else {
+            // Not reached: a 2xx that succeeds carries the step's value, and the step's failures are thrown above.
+            throw .decodingFailed(
+                type: String(describing: Value.self), reason: "the response carries no decoded value", response: nil)
+        }
+        return value
     }
 
     /// The client a request runs on: the one given, else the one it is bound to.
@@ -55,4 +69,12 @@ extension SimpleRequest {
         }
         return client
     }
+}
+
+/// The decoding of ``SimpleRequest/decode(_:decoder:on:)``'s type, for its value step.
+///
+/// `@unchecked Sendable`: it holds only the decoding of a type, a metatype that never changes; `decode(_:)` takes any
+/// `Decodable`, whose metatype Swift does not know to be `Sendable`.
+private struct DecodeBody: @unchecked Sendable {
+    let decode: (SimpleResponse, JSONDecoder) throws -> Any
 }

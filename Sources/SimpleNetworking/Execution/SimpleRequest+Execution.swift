@@ -60,14 +60,16 @@ extension SimpleRequest {
     /// Runs an execution on `client` in the caller's task, unless one is running: ``response(on:)``'s way, with no
     /// task to create and no thread switch to it and back (<doc:Performance>). Cancelling the caller's task cancels
     /// the execution; ``cancel()`` cancels its signal, which stops what it awaits.
+    /// - Parameter valueStep: The value step of this execution instead of the request's own, for
+    ///   ``decode(_:decoder:on:)``: its value arrives with the response (``SimpleResponse/transformedValue``).
     /// - Returns: The execution's outcome, or `nil` when one is already running.
-    func runInCaller(on client: SimpleNetworking) async -> Outcome? {
+    func runInCaller(on client: SimpleNetworking, valueStep: Transform? = nil) async -> Outcome? {
         let signal = CancellationSignal()
         guard let id = begin(on: client, continuing: false, live: { LiveExecution(id: $0, signal: signal) }) else {
             return nil
         }
         return await withTaskCancellationHandler {
-            await run(id, on: client, sender: nil, retry: nil, signal: signal)
+            await run(id, on: client, sender: nil, retry: nil, signal: signal, valueStep: valueStep)
         } onCancel: {
             signal.cancel()
         }
@@ -86,7 +88,9 @@ extension SimpleRequest {
     ) -> Task<Outcome, Never>? {
         var task: Task<Outcome, Never>?
         _ = begin(on: client, continuing: continuing) { id in
-            let started = Task { await self.run(id, on: client, sender: sender, retry: retry, signal: nil) }
+            let started = Task {
+                await self.run(id, on: client, sender: sender, retry: retry, signal: nil, valueStep: nil)
+            }
             task = started
             return LiveExecution(id: id, task: started)
         }
@@ -124,7 +128,7 @@ extension SimpleRequest {
     /// one with a task of its own, which cancelling that task reaches.
     private func run(
         _ id: Int, on first: SimpleNetworking, sender firstSender: SimpleNetworking?, retry firstRetry: Retry?,
-        signal: CancellationSignal?
+        signal: CancellationSignal?, valueStep: Transform?
     ) async -> Outcome {
         var record = state.withLock { $0.record }
         var client = first
@@ -186,7 +190,7 @@ extension SimpleRequest {
                 }
             }
             // 4. The handlers, and what they decide.
-            let context = HandlingContext(record: record, request: sent.request)
+            let context = HandlingContext(record: record, request: sent.request, valueStep: valueStep)
             switch await runHandlers(for: sent.outcome, on: chosen, execution: id, context: context) {
             case .finish(let outcome):
                 return outcome

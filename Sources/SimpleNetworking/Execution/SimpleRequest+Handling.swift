@@ -32,6 +32,8 @@ extension SimpleRequest {
         var record: ExecutionRecord
         /// The request of the attempt, for the event that announces a policy retry.
         var request: HTTPRequest?
+        /// The value step of this execution, instead of the request's own (``decode(_:decoder:on:)``).
+        var valueStep: Transform?
     }
 
     /// What the handlers of one attempt read from the request, copied out of the lock: its handlers, and the parts
@@ -123,7 +125,9 @@ extension SimpleRequest {
         switch result {
         case _ where snapshot.cancelled: outcome = .failure(SimpleNetworkingError.cancelled.withAttempts(history))
         case .success(let response):
-            outcome = .success(response.with(attempts: history, decoder: client.configuration.decoder))
+            // The transformed value goes to the caller with the response (``TransformedRequest/value()``).
+            let value = try? transformed?.get()
+            outcome = .success(response.with(attempts: history, decoder: client.configuration.decoder, value: value))
         case .failure(let error): outcome = .failure(error.withAttempts(history))
         }
         if case .success(let response) = outcome {
@@ -140,7 +144,7 @@ extension SimpleRequest {
             }
             for handler in snapshot.handlers.successHandlers { handler(response) }
             if case .success(let value) = transformed {
-                for handler in snapshot.handlers.valueHandlers { handler(value) }
+                for handler in snapshot.handlers.valueHandlers { handler(value.value) }
             }
             return .handled(outcome)
         } else if let retry = policyRetry(after: outcome, with: snapshot, on: client, context: context) {
@@ -163,9 +167,11 @@ extension SimpleRequest {
     private func transformedValue(of outcome: Outcome, on client: SimpleNetworking, context: HandlingContext)
         -> TransformResult?
     {
-        guard case .success(let received) = outcome, let transform = state.withLock({ $0.handlers.transform }) else {
-            return nil
-        }
+        guard case .success(let received) = outcome else { return nil }
+        let own = state.withLock { $0.handlers.transform }
+        // This execution's own value step (decode(_:)) keeps the request's error-body step.
+        let oneOff = context.valueStep.map { Transform(value: $0.value, errorBody: own?.errorBody) }
+        guard let transform = oneOff ?? own else { return nil }
         let response = received.with(attempts: context.record.history, decoder: client.configuration.decoder)
         guard response.isSuccess else {
             guard let body = transform.errorBody?(response, client) else { return nil }
@@ -173,9 +179,7 @@ extension SimpleRequest {
         }
         guard let step = transform.value else { return nil }
         do {
-            let value = try step(response, client)
-            state.withLock { $0.transformedValue = value }
-            return .success(value)
+            return .success(try step(response, client))
         } catch let error as SimpleNetworkingError {
             return .failure(error.withAttempts(context.record.history))
         } catch {

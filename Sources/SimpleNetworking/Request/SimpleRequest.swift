@@ -208,8 +208,6 @@ extension SimpleRequest {
         var maximumRetries: Int?
         var retryPolicy: RetryPolicy?
         var deadline: TimeInterval?
-        /// The value the transform step gave the last 2xx response, for ``TransformedRequest/value()``.
-        var transformedValue: (any Sendable)?
         var client: SimpleNetworking?
         /// What the current or last execution has done, as its loop last published it.
         var record = ExecutionRecord()

@@ -11,6 +11,7 @@ public struct SimpleResponse: Sendable {
         var attempts: [RequestAttempt] = []
         var fileURL: URL?
         var clientDecoder: JSONDecoder?
+        var transformedValue: TransformedValue?
     }
 
     /// The fields, in one immutable object. A response is copied many times on its way to the caller (through results,
@@ -47,6 +48,9 @@ public struct SimpleResponse: Sendable {
     /// The decoder of the client the response came through, for ``decode(_:decoder:)``; `nil` for a response made
     /// by hand, which decodes with a plain `JSONDecoder`.
     var clientDecoder: JSONDecoder? { storage.fields.clientDecoder }
+    /// What the request's transform step made of this 2xx response (``SimpleRequest/decoding(_:decoder:)``,
+    /// ``SimpleRequest/decode(_:decoder:on:)``): the value travels to the caller with the response, nowhere else.
+    var transformedValue: Any? { storage.fields.transformedValue?.value }
 
     /// Creates a response, for transports and test doubles.
     /// - Parameters:
@@ -71,10 +75,13 @@ public struct SimpleResponse: Sendable {
 
     /// This response as the execution hands it over: with the execution's attempts and the client's decoder, in one
     /// change.
-    func with(attempts: [RequestAttempt], decoder: JSONDecoder? = nil) -> SimpleResponse {
+    func with(attempts: [RequestAttempt], decoder: JSONDecoder? = nil, value: TransformedValue? = nil)
+        -> SimpleResponse
+    {
         changing { fields in
             fields.attempts = attempts
             if let decoder { fields.clientDecoder = decoder }
+            if let value { fields.transformedValue = value }
         }
     }
 

@@ -4,14 +4,14 @@ extension SimpleRequest {
     /// The steps that turn a response into a value, as stored: each gets the client too, for its decoder.
     struct Transform: Sendable {
         /// Turns a 2xx response into the value for the value handlers and ``TransformedRequest/value()``.
-        var value: (@Sendable (SimpleResponse, SimpleNetworking) throws -> any Sendable)?
+        var value: (@Sendable (SimpleResponse, SimpleNetworking) throws -> TransformedValue)?
         /// Decodes the body of a status outside 2xx into the app's error type; `nil` when it does not decode.
         var errorBody: (@Sendable (SimpleResponse, SimpleNetworking) -> (any Sendable)?)?
     }
     /// A success handler of a transformed value, type-erased.
-    typealias ValueHandler = @Sendable (any Sendable) -> Void
+    typealias ValueHandler = @Sendable (Any) -> Void
     /// What the transform steps made of one response: the value of a 2xx, or the error it becomes.
-    typealias TransformResult = Result<any Sendable, SimpleNetworkingError>
+    typealias TransformResult = Result<TransformedValue, SimpleNetworkingError>
 
     /// Adds a step that turns each 2xx response into a value, and returns the request with success handlers for
     /// that value.
@@ -100,11 +100,25 @@ extension SimpleRequest {
     ) -> TransformedRequest<Value> {
         state.withLock { state in
             var transform = state.handlers.transform ?? Transform()
-            transform.value = { response, client in try step(response, client) }
+            transform.value = { response, client in TransformedValue(try step(response, client)) }
             state.handlers.transform = transform
             state.handlers.valueHandlers = []
         }
         return TransformedRequest(request: self)
+    }
+}
+
+/// The value a transform step made of a response, on its way to the caller with the response
+/// (``SimpleResponse/transformedValue``).
+///
+/// `@unchecked Sendable`: the value is made in the execution and handed over once, to the value handlers and to the
+/// caller that awaits it, never shared while it changes. ``SimpleRequest/decode(_:decoder:on:)`` decodes any
+/// `Decodable`, `Sendable` or not, as it always has.
+struct TransformedValue: @unchecked Sendable {
+    let value: Any
+
+    init(_ value: Any) {
+        self.value = value
     }
 }
 
@@ -173,9 +187,7 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
     /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response(on:)`` describes, including what the transform
     ///   step threw (an error of its own as ``SimpleNetworkingError/transformFailed(underlying:response:)``).
     public func value() async throws(SimpleNetworkingError) -> Value {
-        request.state.withLock { $0.transformedValue = nil }
-        _ = try await request.response()
-        guard let value = request.state.withLock({ $0.transformedValue }) as? Value else {
+        guard let value = try await request.response().transformedValue as? Value else {
             // Only when the transform step was replaced by one of another type while the request ran.
             throw .decodingFailed(
                 type: String(describing: Value.self), reason: "the transform step made no value of this type",

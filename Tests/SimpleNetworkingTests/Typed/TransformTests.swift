@@ -88,6 +88,42 @@ struct TransformTests {
         }
     }
 
+    @Test("decode(_:) decodes in the same step as decoding(_:): a body that does not decode reaches the error handlers")
+    func decodeGoesThroughTheValueStep() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.path == "/good" ? .json(#"{"id": 7, "title": "Hello"}"#) : .json(#"{"id": "not a number"}"#)
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let log = EventLog()
+        func handled(_ path: String) -> SimpleRequest {
+            api.get(path)
+                .on(success: { _ in log.append("success") })
+                .on(error: { error, _ in
+                    if case .decodingFailed = error { log.append("decodingFailed") } else { log.append("\(error)") }
+                })
+        }
+
+        let post = try await handled("/good").decode(Post.self)
+        let bad: SimpleNetworkingError?
+        do {
+            _ = try await handled("/bad").decode(Post.self)
+            bad = nil
+        } catch {
+            bad = error
+        }
+
+        #expect(post.id == 7)
+        // Before, decode(_:) decoded after the handlers: the success handlers ran for a body that then failed.
+        #expect(log.all == ["success", "decodingFailed"])
+        guard case .decodingFailed? = bad else {
+            Issue.record("expected decodingFailed, got \(String(describing: bad))")
+            return
+        }
+    }
+
     @Test("A transform of our own: its value and its thrown error")
     func customTransform() async throws {
         let server = try MockServer()
