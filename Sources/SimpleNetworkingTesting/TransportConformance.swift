@@ -17,9 +17,11 @@ import SimpleNetworking
 /// Each check gets a fresh transport and server, and closes both. The checks: a 3xx is returned, not followed; the
 /// body size limit stops a large body; the timeout fires; cancelling the calling task stops the request, and a task
 /// cancelled before it calls the transport sends nothing (even with an idle connection at hand); failures
-/// come in the right ``TransportFailure/Category``; headers and bodies arrive byte for byte; repeated response
-/// header fields stay apart; a chunked body followed by trailer fields arrives whole; `send(_:options:transfer:)`
-/// gives the transfer the head and the whole body, and sends a body file byte for byte.
+/// come in the right ``TransportFailure/Category``; a response whose `Content-Length` fields disagree fails as
+/// `badServerResponse` and its connection is closed (RFC 9112, section 6.3), so that no later request is written on it;
+/// headers and bodies arrive byte for byte; repeated response header fields stay apart; a chunked body followed by
+/// trailer fields arrives whole; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends
+/// a body file byte for byte.
 ///
 /// A transport whose ``HTTPTransport/capabilities`` include ``TransportCapabilities/transferCancellation`` is held to
 /// it: cancelling the transfer (not the task) of a request the server holds stops it promptly with `cancelled`.
@@ -45,7 +47,8 @@ public struct TransportConformance: Sendable {
     /// The names of the checks, in the order ``run()`` runs them.
     public static let checks = [
         "redirectReturned", "bodyLimit", "timeout", "cancellation", "cancelledBeforeSending", "transferCancellation",
-        "cannotConnect", "connectionLost", "closedWithoutResponse", "bytesSent", "repeatedResponseHeaders",
+        "cannotConnect", "connectionLost", "closedWithoutResponse", "invalidFramingClosesConnection", "bytesSent",
+        "repeatedResponseHeaders",
         "transferStreamed", "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned",
         "stoppedBodyClosesConnection", "uploadProgressBeforeEnd", "trailerFields",
     ]
@@ -93,6 +96,7 @@ public struct TransportConformance: Sendable {
         case "cannotConnect": return await cannotConnect(transport)
         case "connectionLost": return await connectionLost(transport, server)
         case "closedWithoutResponse": return await closedWithoutResponse(transport, server)
+        case "invalidFramingClosesConnection": return await invalidFramingClosesConnection(transport, server)
         case "bytesSent": return await bytesSent(transport, server)
         case "repeatedResponseHeaders": return await repeatedResponseHeaders(transport, server)
         case "transferStreamed": return await transferStreamed(transport, server)
@@ -250,6 +254,27 @@ public struct TransportConformance: Sendable {
             return "expected 200 with the body before the trailer fields, got \(result)"
         }
         return response.body == Data("hello".utf8) ? nil : "the body arrived as \(response.body.count) other bytes"
+    }
+
+    /// Two `Content-Length` fields, 10 then 5, and a 5-byte body: a client that reads it by the last length takes it
+    /// as complete, and would write its next request on a connection the server may still read as this body.
+    private func invalidFramingClosesConnection(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        let conflicting = Data("HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 5\r\n\r\nhello".utf8)
+        server.route { request in
+            request.path == "/bad" ? MockResponse(faults: [.rawResponse(conflicting)]) : .text("ok")
+        }
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/bad")))
+        guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .badServerResponse else {
+            return "expected a badServerResponse failure, got \(result)"
+        }
+        for _ in 0..<500 where server.openConnectionCount > 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
+        let open = server.openConnectionCount
+        guard open == 0 else { return "\(open) connection(s) still open 5 s after a response with invalid framing" }
+        let next = await send(transport, HTTPRequest(method: .get, url: server.url("/next")))
+        guard case .success(let response) = next, response.statusCode == 200 else {
+            return "expected the next request's 200, got \(next)"
+        }
+        return nil
     }
 
     private func bytesSent(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {

@@ -39,6 +39,10 @@ import SimpleNetworkingTesting
 //                                               URLSession data task
 //   trailers | trailers-plain                   a chunked body followed by a trailer field, through the library or a
 //                                               plain URLSession data task: FoundationNetworking ends the process
+//   close-connections [requests=4] [watch=5]    that many requests under way at once on one client (a connection
+//                                               each), then close() with the client still held: its TCP
+//                                               connections to the server and the process's sockets, polled for
+//                                               `watch` seconds until they are gone
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
 func status(_ key: String) -> Int {
@@ -52,6 +56,41 @@ func status(_ key: String) -> Int {
 /// Open descriptors, not counting the one used to list them.
 func openDescriptors() -> Int {
     ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count ?? 0) - 1
+}
+
+/// The inodes of the sockets among the process's open descriptors.
+func socketInodes() -> Set<String> {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    var inodes = Set<String>()
+    for name in names {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+            target.hasPrefix("socket:[")
+        else { continue }
+        inodes.insert(String(target.dropFirst("socket:[".count).dropLast()))
+    }
+    return inodes
+}
+
+/// This process's TCP sockets connected to `port` (clients of a server on that port), from /proc/self/net/tcp and
+/// tcp6: an entry whose remote port is `port` and whose inode is one of the process's descriptors. A connection in
+/// TIME_WAIT has no descriptor (inode 0), so one the process has closed is not counted.
+func connections(toPort port: Int) -> Int {
+    let inodes = socketInodes()
+    var count = 0
+    for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+        // Read to its end: procfs gives no size, and a whole-file read may stop after the first page.
+        guard let data = FileHandle(forReadingAtPath: table)?.readDataToEndOfFile() else { continue }
+        let text = String(decoding: data, as: UTF8.self)
+        for line in text.split(separator: "\n").dropFirst() {
+            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, let remotePort = fields[2].split(separator: ":").last,
+                Int(remotePort, radix: 16) == port, inodes.contains(String(fields[9]))
+            else { continue }
+            count += 1
+        }
+    }
+    return count
 }
 
 /// CPU seconds the process has used, user and system.
@@ -506,11 +545,51 @@ case "trailers", "trailers-plain":
         report("outcome", body)
         session.invalidateAndCancel()
     }
+case "close-connections":
+    // Each request waits half a second for its answer, so that they are under way at once, on a connection each.
+    let requests = argument(2, default: 4)
+    let watch = argument(3, default: 5.0)
+    server.route { _ in MockResponse(body: Data("ok".utf8), faults: [.delayHeaders(0.5)]) }
+    // A first client, released, so that the baseline has what the process keeps once it has used URLSession at all
+    // (one socket pair, whatever the number of sessions since).
+    do {
+        let warmUp = client(server)
+        _ = try? await warmUp.get("/warm-up").response()
+    }
+    for _ in 0..<500 where connections(toPort: server.port) > 0 || server.openConnectionCount > 0 {
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    let before = socketInodes().count
+    let api = client(server)
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<requests {
+            let read = server.requestCount
+            group.addTask {
+                do { _ = try await api.get("/\(index)").response() } catch { fail("request \(index): \(error)") }
+            }
+            // The next once the server has read this one: libcurl, which waits to see whether a connection being
+            // made can carry several requests at once, then sees it busy and opens another.
+            for _ in 0..<500 where server.requestCount == read { try? await Task.sleep(nanoseconds: 10_000_000) }
+        }
+    }
+    report("connections-before-close", "\(connections(toPort: server.port))")
+    api.close()
+    let closed = Date()
+    while connections(toPort: server.port) > 0 || socketInodes().count > before,
+        Date().timeIntervalSince(closed) < watch
+    {
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    report("elapsed-seconds", String(format: "%.3f", Date().timeIntervalSince(closed)))
+    report("connections-after-close", "\(connections(toPort: server.port))")
+    report("sockets-before", "\(before)")
+    report("sockets-after-close", "\(socketInodes().count)")
+    withExtendedLifetime(api) {}
 
 default:
     print(
         "usage: transport-probe timeout-headers|timeout-bomb|close|release|sequential|bomb-cap|endless|headers"
-            + "|cookie-flood|download-file|upload-file|waiting|trailers|trailers-plain")
+            + "|cookie-flood|download-file|upload-file|waiting|trailers|trailers-plain|close-connections")
 }
 
 report("peak RSS above the start", megabytes(status("VmHWM") - baseline))

@@ -203,8 +203,9 @@ open class SimpleNetworking: @unchecked Sendable {
             reason: "\(type(of: self)) does not override authenticate()", underlying: nil)
     }
 
-    /// Stops the client: requests in flight are cancelled and the session is invalidated. The client cannot send
-    /// afterwards; requests fail with a transport error.
+    /// Stops the client: requests in flight are cancelled and the session is invalidated and let go, so that its
+    /// connections close even while the client is still held. The client cannot send afterwards; requests fail with a
+    /// transport error.
     public func close() {
         transport.close()
     }

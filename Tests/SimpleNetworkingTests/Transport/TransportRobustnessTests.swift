@@ -156,4 +156,24 @@ struct TransportLifetimeTests {
         #expect(api == nil)
         #expect(await eventually { watch.session == nil })
     }
+
+    #if os(Linux)
+        // transport-probe reads /proc: Linux only.
+        @Test("close() closes the client's connections and sockets while the client is still held")
+        func closeClosesConnections() async throws {
+            // In a process of its own, so that only this client's descriptors count.
+            let result = try await Probe.run(["close-connections", "4", "\(5 * timeScale)"])
+
+            // One connection per request, each started while the one before waited for its answer.
+            let before = try #require(result["connections-before-close"].flatMap(Int.init), "\(result)")
+            #expect(before >= 2, "\(result)")
+            // Before, the 4 connections (then in CLOSE_WAIT) and a pair of Unix sockets stayed open until the
+            // client was released: FoundationNetworking frees libcurl's connections only when the session is
+            // deallocated.
+            #expect(result["connections-after-close"] == "0", "\(result)")
+            let socketsBefore = try #require(result["sockets-before"].flatMap(Int.init), "\(result)")
+            let socketsAfter = try #require(result["sockets-after-close"].flatMap(Int.init), "\(result)")
+            #expect(socketsAfter <= socketsBefore, "\(result)")
+        }
+    #endif
 }

@@ -12,12 +12,18 @@ private struct UncheckedTasks: @unchecked Sendable {
     let tasks: [URLSessionDataTask]
 }
 
-/// The session-level delegate of the library's own session (per-task delegates are never asked about redirects on
-/// Linux). It holds only the attempts in flight, keyed by task, never the client, so the client can be released.
+/// The session-level delegate of the library's own sessions (per-task delegates are never asked about redirects on
+/// Linux). It holds only the attempts in flight, keyed by task, and the transport's ``SessionSlot``, never the client,
+/// so the client can be released.
+///
+/// One delegate serves every session a transport makes (a retired one finishing its tasks beside its replacement), so
+/// attempts are keyed by the identity of their task: a `taskIdentifier` is unique within one session only.
 package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable: all mutable state is in `registry`, behind its lock.
     private struct Registry {
-        var pending: [Int: PendingTask] = [:]
+        /// By the task's `ObjectIdentifier`: an entry goes when its task completes, its attempt is stopped or the
+        /// delegate is closed, and the session holds its task until then, so no other task can have that identity.
+        var pending: [ObjectIdentifier: PendingTask] = [:]
         var closed = false
     }
 
@@ -38,9 +44,19 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// on: every request of the process hung.
     static let starts = DispatchQueue(label: "SimpleNetworking.task-start")
 
+    /// The transport's sessions, retired here after a response with invalid framing; `nil` for a delegate of no
+    /// transport (tests).
+    let sessions: SessionSlot?
+
     /// A delegate that counts its starts and transfers in `taskStarts`: the process's, or a test's own.
-    package init(taskStarts: TaskStarts = .shared) {
+    package convenience init(taskStarts: TaskStarts = .shared) {
+        self.init(taskStarts: taskStarts, sessions: nil)
+    }
+
+    /// A delegate of a transport whose sessions are in `sessions`.
+    init(taskStarts: TaskStarts, sessions: SessionSlot?) {
         self.taskStarts = taskStarts
+        self.sessions = sessions
     }
 
     /// Creates the attempt's task with `makeTask`, registers it and starts it; ends the attempt with a transport
@@ -53,27 +69,26 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// the same reason the registry's lock is never held while the task is made or resumed: the delegate callbacks,
     /// the deadlines of every client and `close()` take that lock, and would wait for libcurl behind it. The task is
     /// made outside the lock and registered after; creating it cannot race with the invalidation of the session, which
-    /// is queued on ``starts``, after this.
+    /// is queued on ``starts``, after this (see ``SessionSlot``).
     /// - Parameters:
     ///   - pending: The attempt.
     ///   - completionKey: What the task's completion is known by in ``taskStarts``: `nil` for the task itself, whose
     ///     `didCompleteWithError` comes to this delegate; on a session the caller made, the object its completion
     ///     handler passes to ``complete(_:request:response:data:error:)``, `pending`.
-    ///   - makeTask: Creates the task.
+    ///   - makeTask: Creates the task; `nil` when the transport has no session any more (closed).
     package func start(
-        _ pending: PendingTask, completionKey: AnyObject? = nil, makeTask: () -> URLSessionDataTask
+        _ pending: PendingTask, completionKey: AnyObject? = nil, makeTask: () -> URLSessionDataTask?
     ) {
-        guard !registry.withLock({ $0.closed }), !pending.hasEnded else {
+        guard !registry.withLock({ $0.closed }), !pending.hasEnded, let task = makeTask() else {
             taskStarts.end()
             pending.finish(with: .failure(.transportFailed(TransportFailure(URLError(.cancelled)))))
             return
         }
-        let task = makeTask()
         // Before anything can resume it: its completion may come at once.
         taskStarts.end(startedTransfer: completionKey ?? task)
         let registered = registry.withLock { registry -> Bool in
             guard !registry.closed else { return false }
-            registry.pending[task.taskIdentifier] = pending
+            registry.pending[ObjectIdentifier(task)] = pending
             return true
         }
         guard registered else {
@@ -134,12 +149,13 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     private func pending(for task: URLSessionTask) -> PendingTask? {
-        registry.withLock { $0.pending[task.taskIdentifier] }
+        registry.withLock { $0.pending[ObjectIdentifier(task)] }
     }
 
     private func forget(_ task: URLSessionTask, of pending: PendingTask) {
         registry.withLock { registry in
-            if registry.pending[task.taskIdentifier] === pending { registry.pending[task.taskIdentifier] = nil }
+            let key = ObjectIdentifier(task)
+            if registry.pending[key] === pending { registry.pending[key] = nil }
         }
     }
 
@@ -154,7 +170,11 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         if let response = pending.response {
             let head = pending.head(of: response)
             if let problem = Malformed.framing(of: head) {
-                // On Linux libcurl reads such a body by one of the lengths, and waits for bytes that never come.
+                // On Linux libcurl reads such a body by one of the lengths: it waits for bytes that never come, or
+                // takes the response as complete and keeps the connection for the next request, which the server
+                // may read as the rest of this body. RFC 9112, section 6.3: the connection must be closed. Retired
+                // before the attempt ends, so that its retry comes behind the replacement (see `SessionSlot`).
+                sessions?.retire(session)
                 stop(pending, with: .transportFailed(TransportFailure(problem.error(for: dataTask.originalRequest))))
                 return completionHandler(.cancel)
             }
@@ -214,7 +234,7 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         // First: the caller resumed below may start its next request at once, on its own thread if nothing is left.
         taskStarts.completed(task)
-        guard let pending = registry.withLock({ $0.pending.removeValue(forKey: task.taskIdentifier) }) else {
+        guard let pending = registry.withLock({ $0.pending.removeValue(forKey: ObjectIdentifier(task)) }) else {
             return
         }
         // On Linux a 3xx without a usable Location completes without `didReceive response`; the task still has it.

@@ -11,11 +11,18 @@ import Foundation
 /// client does) and cancels a body past the size limit as it arrives. Each attempt has its own deadline (kept with
 /// every other in ``DeadlineTimers``), because URLSession's request timeout is an idle timer and, on Linux, sub-second
 /// values become about 1 ms.
+///
+/// The session lives in a ``SessionSlot``: the library's own is replaced by a new one after a response with invalid
+/// framing (its connection must not carry another request), and `close()` lets it go, so that it is deallocated and
+/// libcurl closes its connections while the client may still be held.
 package final class URLSessionTransport: HTTPTransport {
-    /// The session (package-wide, so tests can watch it being released).
-    package let session: URLSession
+    private let sessions: SessionSlot
     private let delegate: SessionDelegate
     private let ownsSession: Bool
+
+    /// The session now: `nil` before the first request of the library's own session and after `close()` (for tests,
+    /// which watch it being released; waits for ``SessionDelegate/starts``).
+    package var session: URLSession? { sessions.peek }
 
     /// The library's own session: ephemeral, no cache, no cookie or credential storage.
     /// - Parameters:
@@ -31,9 +38,9 @@ package final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.urlCredentialStorage = nil
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
             for: configuration.attemptTimeout(requested: nil))
-        delegate = SessionDelegate(taskStarts: taskStarts)
-        session = URLSession(
-            configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
+        // Made at the first start, and again after invalid framing retired one.
+        sessions = SessionSlot(configuration: sessionConfiguration, delegateQueue: Self.makeDelegateQueue())
+        delegate = SessionDelegate(taskStarts: taskStarts, sessions: sessions)
         ownsSession = true
     }
 
@@ -55,7 +62,7 @@ package final class URLSessionTransport: HTTPTransport {
     ///   - taskStarts: Where its starts and transfers are counted: the process's (``TaskStarts/shared``), or a test's.
     package init(session: URLSession, taskStarts: TaskStarts = .shared) {
         delegate = SessionDelegate(taskStarts: taskStarts)
-        self.session = session
+        sessions = SessionSlot(session: session)
         ownsSession = false
     }
 
@@ -175,7 +182,9 @@ package final class URLSessionTransport: HTTPTransport {
         // few of Swift's cooperative pool, only while none of the library's transfers is under way (`TaskStarts`).
         let onCallersThread = delegate.taskStarts.begin()
         let start: @Sendable () -> Void = { [self] in
-            delegate.start(pending, completionKey: ownsSession ? nil : pending) { () -> URLSessionDataTask in
+            delegate.start(pending, completionKey: ownsSession ? nil : pending) { () -> URLSessionDataTask? in
+                // On `starts`, where the slot is read without a lock.
+                guard let session = sessions.current(delegate: delegate) else { return nil }
                 if ownsSession, let bodyFile { return session.uploadTask(with: request, fromFile: bodyFile) }
                 guard !ownsSession else { return session.dataTask(with: request) }
                 return session.dataTask(with: request) { [delegate] data, response, error in
@@ -208,17 +217,22 @@ package final class URLSessionTransport: HTTPTransport {
         return urlRequest
     }
 
+    /// Ends every attempt in flight with `cancelled`, cancels their tasks, invalidates the library's own session and
+    /// lets go of the session, so that it is deallocated and libcurl closes its connections and descriptors
+    /// (FoundationNetworking frees them only then), while the client may still be held.
     package func close() {
         guard let tasks = delegate.close() else { return }
         // Callers in flight have been resumed with `cancelled`; what remains waits for the session's work queue on
-        // Linux, so it runs on another thread.
-        if ownsSession {
-            let session = UncheckedSession(session: session)
-            // Behind every start already queued (which then sees the session closed), on the client's own queue.
-            let control = delegate.control
-            SessionDelegate.starts.async { control.async { session.session.invalidateAndCancel() } }
-        } else {
-            delegate.cancelInBackground(tasks)
+        // Linux, so it runs on another thread. Tasks of a retired session too: it is no longer the slot's.
+        delegate.cancelInBackground(tasks)
+        let sessions = sessions
+        let ownsSession = ownsSession
+        let control = delegate.control
+        // Behind every start already queued (which then sees the session closed), on the client's own queue.
+        SessionDelegate.starts.async {
+            guard let session = sessions.close(), ownsSession else { return }
+            let unchecked = UncheckedSession(session: session)
+            control.async { unchecked.session.invalidateAndCancel() }
         }
     }
 
@@ -227,13 +241,6 @@ package final class URLSessionTransport: HTTPTransport {
     deinit {
         close()
     }
-}
-
-/// A session handed to another thread to be invalidated.
-///
-/// `@unchecked Sendable`: `URLSession` is thread-safe, but corelibs does not annotate it `Sendable`.
-private struct UncheckedSession: @unchecked Sendable {
-    let session: URLSession
 }
 
 #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
