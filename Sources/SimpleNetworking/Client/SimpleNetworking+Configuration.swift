@@ -70,6 +70,9 @@ extension SimpleNetworking {
         public var cookies: CookieHandling = .perClient
         /// Receives a ``NetworkEvent`` for each step of each request, on any thread; keep it fast. Default: `nil`.
         public var eventHandler: (@Sendable (NetworkEvent) -> Void)?
+        /// Receive every ``NetworkEvent``, as ``eventHandler`` does, in this order, after it: metrics, logging and
+        /// tracing kept apart. Default: none.
+        public var eventMonitors: [any EventMonitor] = []
 
         /// Creates the default configuration.
         public init() {}
