@@ -339,7 +339,7 @@ extension SimpleRequest {
         record.credentialEpoch = epoch
         publish(record)
         let destination = parts.receiving.map(makeDestination)
-        let timer = AttemptTimer(observing: client)
+        let timer = AttemptTimer.observing(client)
         var outcome: Outcome
         if let signal, !client.transport.capabilities.contains(.transferCancellation) {
             // The transport heeds only its task's cancellation: the attempt gets a task that the signal cancels.

@@ -16,10 +16,15 @@ final class AttemptTimer: Sendable {
     private let start: Date
     private let marks = Locked(Marks())
 
-    /// A timer for an attempt of `client` that starts now, or `nil` when nothing listens to `client`'s events.
-    init?(observing client: SimpleNetworking) {
+    /// A timer for an attempt of `client` that starts now, or `nil` when nothing listens to `client`'s events. Not a
+    /// failable initializer: that would allocate the object before deciding.
+    static func observing(_ client: SimpleNetworking) -> AttemptTimer? {
         guard client.isObserved else { return nil }
-        clock = client.configuration.clock
+        return AttemptTimer(clock: client.configuration.clock)
+    }
+
+    private init(clock: SimpleClock) {
+        self.clock = clock
         start = clock.now()
     }
 
