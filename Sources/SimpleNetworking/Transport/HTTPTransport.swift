@@ -136,7 +136,9 @@ struct BodyCollector: Sendable {
     /// The callbacks the transport calls; with a `timer`, the head's arrival costs one clock read, and without one
     /// nothing.
     func transfer(signal: CancellationSignal?, timer: AttemptTimer? = nil) -> HTTPTransfer {
-        let head: @Sendable (SimpleResponse) -> Void
+        // Typed as HTTPTransfer takes it: converting a closure that does not throw would wrap it in an allocated
+        // thunk on every request.
+        let head: @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
         if let timer { head = { _ in timer.responseHeadArrived() } } else { head = { _ in } }
         return HTTPTransfer(
             head: head,
