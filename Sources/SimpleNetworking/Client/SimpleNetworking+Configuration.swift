@@ -68,8 +68,12 @@ extension SimpleNetworking {
         /// client's own that stores `Set-Cookie` from every response, redirects included, and sends matching cookies
         /// on every hop. URLSession's own cookie storage always stays off (see the "Cookies" article).
         public var cookies: CookieHandling = .perClient
-        /// Receives a ``NetworkEvent`` for each step of each request, on any thread; keep it fast. Default: `nil`.
+        /// Receives a ``NetworkEvent`` for each step of each request, on any thread, before ``eventMonitors``; keep it
+        /// fast. Default: `nil`.
         public var eventHandler: (@Sendable (NetworkEvent) -> Void)?
+        /// Receive every ``NetworkEvent``, as ``eventHandler`` does, in this order, after it: metrics, logging and
+        /// tracing kept apart. Default: none.
+        public var eventMonitors: [any EventMonitor] = []
         /// The interceptors every attempt of every request goes through, in order, before those of the request
         /// (``SimpleRequest/intercept(with:)``): see ``RequestInterceptor``. Default: none.
         public var interceptors: [any RequestInterceptor] = []

@@ -19,11 +19,13 @@ extension SimpleNetworking {
     /// is a `HopReceiver`: the body of a 2xx goes to `destination` as it arrives, with no size limit unless the
     /// request sets one, and other bodies to memory as usual. A transport whose ``HTTPTransport/capabilities`` lack
     /// what that needs is refused before anything is sent.
-    /// - Parameter signal: Cancels the hops as well as the calling task does, for an execution that runs in its
-    ///   caller's task.
+    /// - Parameters:
+    ///   - signal: Cancels the hops as well as the calling task does, for an execution that runs in its caller's
+    ///     task.
+    ///   - timer: Marks each hop's start, response head and body end, when something listens to events.
     func perform(
         _ request: HTTPRequest, for parts: SimpleRequest.Parts, destination: (any ResponseDestination)? = nil,
-        signal: CancellationSignal? = nil
+        signal: CancellationSignal? = nil, timer: AttemptTimer? = nil
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
         var options = transportOptions(for: parts)
         let memoryLimit = options.maximumResponseBodySize
@@ -44,15 +46,17 @@ extension SimpleNetworking {
                 guard hopOptions.timeout > 0 else { throw .transportFailed(TransportFailure(URLError(.timedOut))) }
                 // The redirect rules work on the request before its jar cookies: each hop gets the jar's own.
                 let sent = finalizeHop(current, requestID: requestID)
+                timer?.hopStarted()
                 if streams {
                     let hop = HopReceiver(
                         destination: destination, memoryLimit: memoryLimit, progress: parts.progress,
-                        queue: configuration.handlerQueue)
+                        queue: configuration.handlerQueue, timer: timer)
                     response = hop.finish(
                         try await transport.send(sent, options: hopOptions, transfer: hop.transfer(signal: signal)))
                 } else {
-                    response = try await transport.collect(sent, options: hopOptions, signal: signal)
+                    response = try await transport.collect(sent, options: hopOptions, signal: signal, timer: timer)
                 }
+                timer?.bodyEnded()
                 try receiveHop(response, for: sent, options: options, requestID: requestID)
             } catch {
                 // The platform error of a transport failure keeps the URL with its secrets: see `redact(_:)`.

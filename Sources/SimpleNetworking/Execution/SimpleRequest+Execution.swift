@@ -120,15 +120,33 @@ extension SimpleRequest {
         }
     }
 
+    /// One execution: the loop, between the events that report its start and its finish when something listens
+    /// (<doc:SecurityDefaults>).
+    private func run(
+        _ id: Int, on first: SimpleNetworking, sender firstSender: SimpleNetworking?, retry firstRetry: Retry?,
+        signal: CancellationSignal?, valueStep: Transform?
+    ) async -> Outcome {
+        guard first.isObserved, let events = ExecutionEvents(for: state.withLock({ $0.parts }), on: first) else {
+            return await loop(
+                id, on: first, sender: firstSender, retry: firstRetry, signal: signal, valueStep: valueStep, events: nil
+            )
+        }
+        events.started(on: first)
+        let outcome = await loop(
+            id, on: first, sender: firstSender, retry: firstRetry, signal: signal, valueStep: valueStep, events: events)
+        events.finished(with: outcome, on: first)
+        return outcome
+    }
+
     /// The execution loop: wait, ask `execute(request:)`, send, run the handlers, decide; until the decision is
     /// to finish. The attempt count, history and handler-retry count are this function's own state; it publishes
     /// them to ``attemptCount`` and ``attempts`` as they change.
     ///
     /// `signal` is the cancellation of an execution that runs in its caller's task (``runInCaller(on:)``); `nil` for
-    /// one with a task of its own, which cancelling that task reaches.
-    private func run(
+    /// one with a task of its own, which cancelling that task reaches. `events` reports retries and waits.
+    private func loop(
         _ id: Int, on first: SimpleNetworking, sender firstSender: SimpleNetworking?, retry firstRetry: Retry?,
-        signal: CancellationSignal?, valueStep: Transform?
+        signal: CancellationSignal?, valueStep: Transform?, events: ExecutionEvents?
     ) async -> Outcome {
         var record = state.withLock { $0.record }
         var client = first
@@ -142,7 +160,10 @@ extension SimpleRequest {
                 client = next.client ?? client
                 waited = next.delay
                 var failure = isCancelled(signal) ? .cancelled : countRetry(next, on: client, record: &record)
-                if failure == nil { failure = await wait(for: next, on: client, record: record, signal: signal) }
+                if failure == nil {
+                    events?.report(.retryScheduled(attempt: record.attempts + 1, delay: next.delay), on: client)
+                    failure = await wait(for: next, on: client, record: record, signal: signal, events: events)
+                }
                 if let failure {
                     // The budget token of a policy retry that will not be sent goes back.
                     if next.tookBudgetToken { client.retryBudget.returnToken() }
@@ -190,7 +211,7 @@ extension SimpleRequest {
                 }
             }
             // 4. The handlers, and what they decide.
-            let context = HandlingContext(record: record, request: sent.request, valueStep: valueStep)
+            let context = HandlingContext(record: record, valueStep: valueStep)
             switch await runHandlers(for: sent.outcome, on: chosen, execution: id, context: context) {
             case .finish(let outcome):
                 return outcome
@@ -237,11 +258,14 @@ extension SimpleRequest {
     }
 
     /// Waits before a retry: the backoff or `Retry-After` delay, then the retry's operation (re-authentication).
+    /// `events` reports a wait that ends with the retry going ahead.
     /// - Returns: Why the retry cannot go ahead, or `nil` when it can.
     private func wait(
-        for retry: Retry, on client: SimpleNetworking, record: ExecutionRecord, signal: CancellationSignal?
+        for retry: Retry, on client: SimpleNetworking, record: ExecutionRecord, signal: CancellationSignal?,
+        events: ExecutionEvents?
     ) async -> SimpleNetworkingError? {
         let clock = client.configuration.clock
+        let waitStart = retry.delay > 0 || retry.operation != nil ? events.map { _ in clock.now() } : nil
         var failure: SimpleNetworkingError?
         if retry.delay > 0 {
             let delay = retry.delay
@@ -269,6 +293,10 @@ extension SimpleRequest {
             }
         }
         if failure == nil, isCancelled(signal) { failure = .cancelled }
+        if failure == nil, let waitStart {
+            let duration = clock.now().timeIntervalSince(waitStart)
+            events?.report(.retryWaitFinished(attempt: record.attempts + 1, duration: duration), on: client)
+        }
         return failure
     }
 
@@ -332,6 +360,7 @@ extension SimpleRequest {
         record.credentialEpoch = epoch
         publish(record)
         let destination = parts.receiving.map(makeDestination)
+        let timer = AttemptTimer.observing(client)
         var outcome: Outcome
         var intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
         if !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {
@@ -344,30 +373,38 @@ extension SimpleRequest {
                 request, through: interceptors, context: context, signal: signal,
                 remaining: remaining(on: client, record: record), deadlineError: deadlineError
             ) { [parts] request throws(SimpleNetworkingError) in
-                try await client.perform(request, for: parts, destination: destination, signal: nil)
+                try await client.perform(request, for: parts, destination: destination, signal: nil, timer: timer)
             }
         } else if let signal, !client.transport.capabilities.contains(.transferCancellation) {
             // The transport heeds only its task's cancellation: the attempt gets a task that the signal cancels.
             outcome = await interruptible(signal) { [parts] in
-                await Self.performed(request, for: parts, destination: destination, on: client, signal: nil)
+                await Self.performed(
+                    request, for: parts, destination: destination, on: client, signal: nil, timer: timer)
             }
         } else {
-            outcome = await Self.performed(request, for: parts, destination: destination, on: client, signal: signal)
+            outcome = await Self.performed(
+                request, for: parts, destination: destination, on: client, signal: signal, timer: timer)
         }
         if let file = destination as? FileDestination { outcome = file.settle(outcome) }
         if let clippedDeadline, case .failure(let error) = outcome, error.isTimeout {
             outcome = .failure(.deadlineExceeded(seconds: clippedDeadline, attempts: []))
         }
+        if let timer {
+            let finished = NetworkEvent.Kind.attemptFinished(
+                attempt: record.attempts, statusCode: try? outcome.get().statusCode, timings: timer.finish())
+            client.emit(finished, for: request, requestID: parts.safety.requestID)
+        }
         return (outcome, request, intercepted)
     }
 
-    /// The hops of one attempt (``SimpleNetworking/perform(_:for:destination:signal:)``), as an outcome.
+    /// The hops of one attempt (``SimpleNetworking/perform(_:for:destination:signal:timer:)``), as an outcome.
     private static func performed(
         _ request: HTTPRequest, for parts: Parts, destination: (any ResponseDestination)?, on client: SimpleNetworking,
-        signal: CancellationSignal?
+        signal: CancellationSignal?, timer: AttemptTimer?
     ) async -> Outcome {
         do throws(SimpleNetworkingError) {
-            return .success(try await client.perform(request, for: parts, destination: destination, signal: signal))
+            return .success(
+                try await client.perform(request, for: parts, destination: destination, signal: signal, timer: timer))
         } catch {
             return .failure(error)
         }

@@ -30,8 +30,6 @@ extension SimpleRequest {
     /// What the handlers need to know about the execution so far.
     struct HandlingContext: Sendable {
         var record: ExecutionRecord
-        /// The request of the attempt, for the event that announces a policy retry.
-        var request: HTTPRequest?
         /// The value step of this execution, instead of the request's own (``decode(_:decoder:on:)``).
         var valueStep: Transform?
     }
@@ -209,11 +207,6 @@ extension SimpleRequest {
         else { return nil }
         if let remaining = remaining(on: client, record: record), delay >= remaining { return nil }
         guard client.retryBudget.takeToken(now: now) else { return nil }
-        if let request = context.request {
-            client.emit(
-                .retryScheduled(attempt: record.attempts + 1, delay: delay), for: request,
-                requestID: snapshot.parts.safety.requestID)
-        }
         return Retry(countsAgainstLimit: false, delay: delay, tookBudgetToken: true)
     }
 }

@@ -39,12 +39,18 @@ final class HopReceiver: Sendable {
     private let memoryLimit: Int
     private let progress: ProgressReporter?
     private let queue: HandlerQueue
+    /// Marks the head's arrival, when something listens to events.
+    private let timer: AttemptTimer?
 
-    init(destination: (any ResponseDestination)?, memoryLimit: Int, progress: ProgressReporter?, queue: HandlerQueue) {
+    init(
+        destination: (any ResponseDestination)?, memoryLimit: Int, progress: ProgressReporter?, queue: HandlerQueue,
+        timer: AttemptTimer? = nil
+    ) {
         self.destination = destination
         self.memoryLimit = memoryLimit
         self.progress = progress
         self.queue = queue
+        self.timer = timer
     }
 
     /// The callbacks the transport calls, cancelled by `signal` as well as by the calling task.
@@ -59,6 +65,7 @@ final class HopReceiver: Sendable {
     }
 
     private func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
+        timer?.responseHeadArrived()
         let expected = head.isSuccess ? Self.expectedLength(of: head) : nil
         let toDestination = head.isSuccess && destination != nil
         state.withLock { state in

@@ -66,12 +66,13 @@ extension HTTPTransport {
         try await collect(request, options: options, signal: nil)
     }
 
-    /// ``send(_:options:)`` for the client, whose transfer `signal` may cancel as well as the calling task.
-    func collect(_ request: HTTPRequest, options: TransportOptions, signal: CancellationSignal?)
-        async throws(SimpleNetworkingError) -> SimpleResponse
-    {
+    /// ``send(_:options:)`` for the client, whose transfer `signal` may cancel as well as the calling task, and whose
+    /// `timer`, when something listens to events, marks the response head's arrival.
+    func collect(
+        _ request: HTTPRequest, options: TransportOptions, signal: CancellationSignal?, timer: AttemptTimer? = nil
+    ) async throws(SimpleNetworkingError) -> SimpleResponse {
         let collector = BodyCollector(limit: options.maximumResponseBodySize)
-        let head = try await send(request, options: options, transfer: collector.transfer(signal: signal))
+        let head = try await send(request, options: options, transfer: collector.transfer(signal: signal, timer: timer))
         return head.with(body: collector.body)
     }
 }
@@ -132,9 +133,15 @@ struct BodyCollector: Sendable {
 
     var body: Data { collected.withLock { $0 } }
 
-    func transfer(signal: CancellationSignal?) -> HTTPTransfer {
-        HTTPTransfer(
-            head: { _ in },
+    /// The callbacks the transport calls; with a `timer`, the head's arrival costs one clock read, and without one
+    /// nothing.
+    func transfer(signal: CancellationSignal?, timer: AttemptTimer? = nil) -> HTTPTransfer {
+        // Typed as HTTPTransfer takes it: converting a closure that does not throw would wrap it in an allocated
+        // thunk on every request.
+        let head: @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
+        if let timer { head = { _ in timer.responseHeadArrived() } } else { head = { _ in } }
+        return HTTPTransfer(
+            head: head,
             body: { [limit, collected] bytes throws(SimpleNetworkingError) in
                 let fits = collected.withLock { body in
                     guard bytes.count <= limit - body.count else { return false }

@@ -63,9 +63,11 @@ struct ObservabilityTests {
             }
         }
         let recorder = EventRecorder()
+        let monitor = RecordingMonitor()
         let api = makeLoopbackClient(server) {
             $0.defaultHeaders = ["X-Api-Key": "\(marker)-1"]
             $0.eventHandler = { recorder.record($0) }
+            $0.eventMonitors = [monitor]
             $0.redirectPolicy = .follow(limit: 1)
         }
         defer { api.close() }
@@ -81,15 +83,24 @@ struct ObservabilityTests {
         let events = recorder.all
         let kinds = events.map { event -> String in
             switch event.kind {
+            case .started: "started"
             case .willSend: "send"
             case .didReceiveResponse(let status): "\(status)"
+            case .attemptFinished(let attempt, let status, _): "attempt \(attempt) \(status.map(String.init) ?? "-")"
             case .redirectFollowed(_, _, let status): "follow \(status)"
             case .redirectRefused(let status, _): "refuse \(status)"
             case .failed: "failed"
             case .retryScheduled: "retry"
+            case .retryWaitFinished: "waited"
+            case .finished(let status, let error, _): "finished \(status.map(String.init) ?? "-") \(error != nil)"
             }
         }
-        #expect(kinds == ["send", "307", "follow 307", "send", "302", "refuse 302", "failed"])
+        #expect(
+            kinds == [
+                "started", "send", "307", "follow 307", "send", "302", "refuse 302", "failed", "attempt 1 -",
+                "finished - true",
+            ])
+        #expect(monitor.all.map(\.description) == events.map(\.description))
         #expect(Set(events.map(\.requestID)).count == 1)
         #expect(events.first?.url == "\(server.baseURL.absoluteString)/start?token=<redacted>")
         var log = ""
@@ -158,6 +169,8 @@ struct ObservabilityTests {
         var configuration = SimpleNetworking.Configuration()
         configuration.retryPolicy = .never
         configuration.defaultHeaders = ["X-Api-Key": "\(marker)-api-key"]
+        let monitor = RecordingMonitor()
+        configuration.eventMonitors = [monitor]
         if scenario == .deadlineExceeded {
             // A clock that does not move: the deadline cannot pass before the request is sent, however long a busy
             // suite makes the execution wait for a thread; the attempt's timeout, clipped to it, still ends it.
@@ -191,6 +204,25 @@ struct ObservabilityTests {
         for (name, text) in renderings {
             #expect(!text.isEmpty)
             #expect(!text.contains(marker), "\(name) of \(scenario): \(text)")
+        }
+        // The events, the finish with its error included, hold no secret either, nor any header value or body.
+        let events = monitor.all
+        var log = ""
+        for event in events {
+            log += "\(event)\n" + String(reflecting: event) + "\n"
+            dump(event, to: &log)
+        }
+        #expect(!log.contains(marker), "events of \(scenario): \(log)")
+        let finishes = events.compactMap { event -> SimpleNetworkingError?? in
+            guard case .finished(_, let error, _) = event.kind else { return nil }
+            return .some(error)
+        }
+        // A body that does not decode fails inside the execution (decode(_:) runs the value step), so its finish
+        // carries decodingFailed too.
+        #expect(finishes.contains { $0?.caseName == error.caseName }, "\(finishes)")
+        for case let finish? in finishes {
+            #expect(finish.response?.headers.isEmpty ?? true, "\(scenario): \(String(describing: finish.response))")
+            #expect(finish.response?.body.isEmpty ?? true, "\(scenario)")
         }
     }
 }

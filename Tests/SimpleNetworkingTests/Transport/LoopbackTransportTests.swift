@@ -377,7 +377,9 @@ struct LoopbackTransportTests {
 
         #expect(log.all == ["transportFailed", "completion"])
         #expect(result.failureValue?.loopbackKind == "transportFailed")
-        #expect(Date().timeIntervalSince(started) < 2 * timeScale)
+        // The defect would be a hang until the 60 s timeout; 2 s was too tight at the busy start of a parallel run on
+        // 2 cores (2.2 s and 3.3 s seen, nothing wrong but the queue for the cores).
+        #expect(Date().timeIntervalSince(started) < 10 * timeScale)
         #expect(server.requests.map(\.path) == ["/before"])
         api.close()  // closing twice is harmless
     }
