@@ -47,16 +47,12 @@ extension SimpleNetworking {
         return HTTPRequest(method: parts.method, url: url, headers: headers, body: body, bodyFile: bodyFile)
     }
 
+    /// The transport's options for an attempt of `parts`, whose timeout the attempt has already worked out
+    /// (`Configuration.attemptTimeout(requested:)`, clipped to the deadline): a value at or below
+    /// zero is what is left of a deadline that has just passed, and the attempt times out at once.
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
         TransportOptions(
-            timeout: attemptTimeout(for: parts),
+            timeout: parts.timeout ?? configuration.attemptTimeout(requested: nil),
             maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize)
-    }
-
-    /// The attempt's timeout, never above `Configuration.maximumTimeout`. A value at or below zero is kept: it is
-    /// what is left of an overall deadline that has just passed, and the attempt times out at once.
-    private func attemptTimeout(for parts: SimpleRequest.Parts) -> TimeInterval {
-        guard let seconds = parts.timeout, !seconds.isNaN else { return configuration.attemptTimeout(requested: nil) }
-        return min(seconds, Configuration.maximumTimeout)
     }
 }
