@@ -31,6 +31,7 @@ package final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.urlCredentialStorage = nil
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
             for: configuration.attemptTimeout(requested: nil))
+        sessionConfiguration.httpMaximumConnectionsPerHost = max(1, configuration.maximumConnectionsPerHost)
         delegate = SessionDelegate(taskStarts: taskStarts)
         session = URLSession(
             configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
