@@ -28,9 +28,20 @@ extension SimpleNetworking {
         /// The jitter source for backoff. Default: ``RandomSource/system``.
         public var random: RandomSource = .system
         /// How event streams reconnect and what bounds them, unless a request sets its own with
-        /// ``SimpleRequest/eventStream(_:)``. Default: ``EventStreamOptions/init(reconnects:reconnectionTime:idleTimeout:maximumEventSize:)``
+        /// ``SimpleRequest/eventStream(_:)``. Default:
+        /// ``EventStreamOptions/init(reconnects:reconnectionTime:idleTimeout:maximumEventSize:bufferSize:backoff:)``
         /// with its defaults.
         public var eventStreams = EventStreamOptions()
+        /// The most connections the client's own URLSession opens at once to one host (its
+        /// `httpMaximumConnectionsPerHost`); requests beyond them wait for a free one. Default: 6 on every platform
+        /// (URLSession's own default on macOS and Linux; on iOS its own is 4).
+        ///
+        /// Each open event stream holds a connection for as long as it runs, so a client that keeps several streams
+        /// open to one host needs room for them and for its other requests: with the default, a seventh stream, or a
+        /// plain request behind six streams, waits until one ends (and may time out first). Values below 1 mean 1. A
+        /// `URLSession` passed to the client is used as it is, and the AsyncHTTPClient engine has its own setting,
+        /// `AsyncHTTPClientTransport.Configuration.maximumConnectionsPerHost`.
+        public var maximumConnectionsPerHost: Int = 6
         /// The time one attempt may take, in seconds, from sending to the last byte. Default: 60.
         ///
         /// Zero, negative values and NaN mean the default of 60 s; values above ``maximumTimeout``, infinity

@@ -23,7 +23,7 @@ import Foundation
 /// dropped), and the next connection's bytes go to the same parser, which keeps ``lastEventID`` and
 /// ``reconnectionTime``.
 package struct EventStreamParser: Sendable {
-    /// The most bytes a line or an event's data may hold; see ``init(maximumEventSize:)``.
+    /// The most bytes a line or an event's data may hold; see ``init(maximumEventSize:lastEventID:)``.
     package let maximumEventSize: Int
 
     /// The reconnection time in milliseconds from the server's latest valid `retry` field; `nil` until it sends one.
@@ -56,8 +56,14 @@ package struct EventStreamParser: Sendable {
     /// - Parameter maximumEventSize: The most bytes a single line (not counting its line end) or an event's data may
     ///   hold, counted as they arrive (before invalid UTF-8 is replaced); at least 1. A stream that passes it throws
     ///   ``SimpleNetworkingError/eventTooLarge(limit:)``, so no buffer grows beyond it.
-    package init(maximumEventSize: Int) {
+    /// - Parameter lastEventID: The last event ID to start from, as a stream that resumes where an earlier one
+    ///   stopped does (the `Last-Event-ID` its caller set); empty for none.
+    package init(maximumEventSize: Int, lastEventID: String = "") {
         self.maximumEventSize = max(1, maximumEventSize)
+        if !lastEventID.isEmpty {
+            committedID = lastEventID
+            pendingID = lastEventID
+        }
     }
 
     /// Reads the next chunk of the stream, calling `onEvent` with each event it completes, in order.

@@ -9,9 +9,12 @@ import Foundation
 /// Each connection is one execution of the request (``SimpleRequest/chunks(bufferSize:)``'s machinery): it goes
 /// through `execute(request:)`, its handlers, redirects, retry policy and re-authentication: the policy retries a
 /// connection that fails before its response begins, with its backoff, limits and the deadline. After a connection
-/// whose event stream began ends, the session waits the server's `retry` time and connects again with the parser's
-/// last event ID as `Last-Event-ID`. The request's error, success and completion handlers are set aside while it runs, so
-/// they do not run for each connection; they are put back when the stream ends.
+/// whose event stream began ends, the session waits the server's `retry` time, longer after short connections in a
+/// row (``ReconnectionBackoff``), and connects again with the parser's last event ID as `Last-Event-ID`; the first
+/// connection sends the `Last-Event-ID` the caller set, if any. The body is read with backpressure where the
+/// transport can pause; where it cannot, a reader that falls a whole buffer behind has the connection closed, and the
+/// stream reconnects at once from its last event ID if that moved on during the connection. The request's error, success and completion handlers are set
+/// aside while it runs, so they do not run for each connection; they are put back when the stream ends.
 ///
 /// Owned by one iterator, used from one task at a time.
 final class EventStreamSession {
@@ -31,6 +34,13 @@ final class EventStreamSession {
     private var ended = false
     /// The wait before the next connection, once one is due.
     private var wait: TimeInterval?
+    /// The short connections in a row (see ``ReconnectionBackoff``); 0 after a healthy one.
+    private var shortConnections = 0
+    /// When the current connection's event stream began, on the client's clock.
+    private var opened = Locked<Date?>(nil)
+    /// The last event ID when the current connection began: a connection cut for a slow reader resumes only if the
+    /// ID moved on since.
+    private var idAtConnect = ""
     private var setAside: SetAsideHandlers?
 
     /// The handlers that would run at the end of each connection's execution.
@@ -132,12 +142,19 @@ final class EventStreamSession {
         let watchdog = EventStreamWatchdog(
             request: request, headTimeout: headTimeout, idleTimeout: options.idleTimeout)
         self.watchdog = watchdog
+        let opened = Locked<Date?>(nil)
+        self.opened = opened
+        idAtConnect = parser.lastEventID
+        let clock = client.configuration.clock
+        // A transport that can pause reads no further ahead than the buffer; one that cannot fails the transfer with
+        // streamBufferFull when the reader falls that far behind, and the stream reconnects.
         reader = StreamReader(
-            request: request, bufferSize: SimpleRequest.defaultStreamBufferSize,
+            request: request, bufferSize: max(1, options.bufferSize),
             checkHead: { head throws(SimpleNetworkingError) in
                 watchdog.headArrived()
                 try Self.check(head)
-            }, paced: false)
+                opened.withLock { $0 = clock.now() }
+            })
         watchdog.start()
     }
 
@@ -149,7 +166,7 @@ final class EventStreamSession {
             throw .invalidRequest(reason: "the request is not bound to a client; bind it with api.get(...)")
         }
         self.client = client
-        let (options, method, handlers) = request.state.withLock { state in
+        let (options, method, handlers, callerID) = request.state.withLock { state in
             let handlers = SetAsideHandlers(
                 error: state.handlers.errorHandlers, success: state.handlers.successHandlers,
                 completion: state.handlers.completionHandlers)
@@ -158,12 +175,18 @@ final class EventStreamSession {
             state.handlers.completionHandlers = []
             state.parts.unboundedBody = true
             if state.parts.headers["Accept"] == nil { state.parts.headers["Accept"] = "text/event-stream" }
-            return (state.eventStreamOptions ?? client.configuration.eventStreams, state.parts.method, handlers)
+            return (
+                state.eventStreamOptions ?? client.configuration.eventStreams, state.parts.method, handlers,
+                state.parts.headers["Last-Event-ID"]
+            )
         }
         setAside = handlers
         self.options = options
         reconnects = options.reconnects(for: method)
-        parser = EventStreamParser(maximumEventSize: options.maximumEventSize)
+        // The caller's Last-Event-ID resumes a stream an earlier one stopped (after an app restart, say): the parser
+        // starts from it, so the first connection sends it, and so does every reconnection until the server sets
+        // another ID.
+        parser = EventStreamParser(maximumEventSize: options.maximumEventSize, lastEventID: callerID ?? "")
     }
 
     /// Refuses a 2xx response that is not an event stream, 204 No Content included: the server's way to say it has
@@ -184,8 +207,10 @@ final class EventStreamSession {
         reader = nil
         let expiry = watchdog?.stop()
         watchdog = nil
+        // An event cut short by the end of the connection is dropped, as the standard says; a server that resumes
+        // from Last-Event-ID sends it again.
         parser.finish()
-        let healthy = head.map { $0.statusCode != 204 && Self.isEventStream($0) } ?? false
+        let began = head.map { $0.statusCode != 204 && Self.isEventStream($0) } ?? false
         var failure = error
         if case .cancelled = error {
             switch expiry {
@@ -199,9 +224,17 @@ final class EventStreamSession {
             }
         }
         let dropped: Bool
+        var overflowed = false
         switch failure {
         case nil: dropped = true
         case .transportFailed?, .eventStreamIdle?: dropped = true
+        case .streamBufferFull?:
+            // The reader fell a whole buffer behind on a transport that cannot pause: the buffered events were
+            // delivered, and a reconnection resumes after the last of them, if the server gave them an ID that moved
+            // on during the connection. Without one, a reconnection would repeat or skip events: the stream stops.
+            let lastEventID = parser.lastEventID
+            dropped = !lastEventID.isEmpty && lastEventID != idAtConnect
+            overflowed = true
         default: dropped = false
         }
         guard reconnects, dropped else {
@@ -213,11 +246,28 @@ final class EventStreamSession {
             return
         }
         // A connection that failed before its event stream began was already retried as the retry policy allows.
-        guard healthy else {
+        guard began, let client else {
             close()
             throw failure ?? .transportFailed(TransportFailure(URLError(.networkConnectionLost)))
         }
-        wait = parser.reconnectionTime.map { TimeInterval($0) / 1000 } ?? options.reconnectionTime
+        planWait(overflowed: overflowed, client: client)
+    }
+
+    /// Plans the wait before the next connection, after one whose event stream began (``ReconnectionBackoff``).
+    private func planWait(overflowed: Bool, client: SimpleNetworking) {
+        if overflowed {
+            // Cut by the client, not ended by the server, and the stream moved on: catch up at once.
+            shortConnections = 0
+            wait = nil
+            return
+        }
+        let openFor = opened.withLock { $0 }.map { client.configuration.clock.now().timeIntervalSince($0) } ?? 0
+        let healthy = openFor >= options.backoff.healthyConnectionTime
+        shortConnections = healthy ? 0 : min(shortConnections + 1, 64)
+        let retryTime = parser.reconnectionTime.map { TimeInterval($0) / 1000 } ?? options.reconnectionTime
+        // The jitter is drawn only for a wait that grew: the retry time alone draws nothing from the source.
+        let random = shortConnections >= 2 ? client.configuration.random.next() : 0
+        wait = options.backoff.wait(afterShortConnections: shortConnections, retryTime: retryTime, random: random)
     }
 
     /// Puts the handlers set aside back on the request, once.

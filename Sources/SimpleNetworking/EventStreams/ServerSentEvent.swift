@@ -13,8 +13,9 @@
 /// feed. A block of lines with no `data` line is no event.
 public struct ServerSentEvent: Sendable, Hashable {
     /// The last event ID in force when the event was dispatched: the value of the most recent `id` field, in this
-    /// event or an earlier one (also across reconnections). `nil` when the server has never set one; empty when the
-    /// server reset it with an empty `id` field.
+    /// event or an earlier one (also across reconnections), or else the `Last-Event-ID` header the request set,
+    /// which the stream resumes from. `nil` when neither set one; empty when the server reset it with an empty `id`
+    /// field.
     public var id: String?
     /// The event's type, from its `event` field; `"message"` when the event has none or an empty one.
     public var event: String

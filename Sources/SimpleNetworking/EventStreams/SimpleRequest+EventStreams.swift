@@ -19,7 +19,10 @@ extension SimpleRequest {
     /// When the connection ends (the body ends, the connection drops, the idle timeout passes) a stream that
     /// reconnects (``EventStreamOptions/reconnects``: idempotent methods by default) waits the server's latest
     /// `retry` time, or ``EventStreamOptions/reconnectionTime``, and connects again with `Last-Event-ID`, as a
-    /// browser's `EventSource` does; the wait comes from the client's clock. A connection that fails before its
+    /// browser's `EventSource` does; connections that end soon after opening, one after another, wait longer each
+    /// time, with jitter, up to a cap (``EventStreamOptions/backoff``). The waits come from the client's clock and
+    /// random source. A `Last-Event-ID` header the request sets goes with the first connection, so a stream resumes
+    /// where an earlier one stopped. A connection that fails before its
     /// response begins is retried as the retry policy says (``RetryPolicy/backoff`` with jitter from the client's
     /// random source, ``RetryPolicy/maximumAttempts``, the deadline of ``deadline(_:)``); when the policy gives up,
     /// the sequence throws the failure. A stream that does not reconnect ends when its body ends.
@@ -28,10 +31,13 @@ extension SimpleRequest {
     /// ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx response that is not `text/event-stream` (a 204 No
     /// Content, the server's way to say it has no more events, included), ``SimpleNetworkingError/eventTooLarge(limit:)``,
     /// ``SimpleNetworkingError/eventStreamIdle(seconds:)`` when a stream that does not reconnect goes silent, and
-    /// the failure of the last connection when it gives up. The body is read as it arrives, on every transport, so
-    /// that no event before a dropped connection is lost: up to ``defaultStreamBufferSize`` waits for a reader that
-    /// falls behind, past that the stream throws ``SimpleNetworkingError/streamBufferFull(limit:)``. Leaving the
-    /// loop or cancelling its task closes the connection at once. The request's error, success and completion
+    /// the failure of the last connection when it gives up. Up to ``EventStreamOptions/bufferSize`` (8 MiB) of the
+    /// body waits for a reader that falls behind: a transport that can pause (the AsyncHTTPClient engine) reads no
+    /// further ahead; over URLSession, which cannot pause, a reader a whole buffer behind has the connection closed
+    /// and the stream reconnects at once from the last event's ID, or throws
+    /// ``SimpleNetworkingError/streamBufferFull(limit:)`` when it does not reconnect or its last event ID did not
+    /// move on during the connection. Leaving the loop or cancelling
+    /// its task closes the connection at once. The request's error, success and completion
     /// handlers do not run while the stream runs: its errors are thrown.
     /// - Returns: The events, in order.
     public func events() -> EventStream {

@@ -10,10 +10,18 @@ protocol ResponseDestination: AnyObject, Sendable {
     var isPaced: Bool { get }
     /// The next piece of that body, once the reader has room for it.
     func writeWhenReady(_ bytes: Data) async throws(SimpleNetworkingError)
+    /// The next piece of that body taken at once when the reader has room for it; `false`, taking nothing, when it
+    /// has none (then ``writeWhenReady(_:)`` waits for room).
+    func writeIfReady(_ bytes: Data) throws(SimpleNetworkingError) -> Bool
 }
 
 extension ResponseDestination {
     var isPaced: Bool { false }
+
+    func writeIfReady(_ bytes: Data) throws(SimpleNetworkingError) -> Bool {
+        try write(bytes)
+        return true
+    }
 
     func writeWhenReady(_ bytes: Data) async throws(SimpleNetworkingError) {
         try write(bytes)
@@ -55,13 +63,16 @@ final class HopReceiver: Sendable {
 
     /// The callbacks the transport calls, cancelled by `signal` as well as by the calling task.
     func transfer(signal: CancellationSignal?) -> HTTPTransfer {
+        let isPaced = destination?.isPaced == true
         let paced: (@Sendable (Data) async throws(SimpleNetworkingError) -> Void)? =
-            destination?.isPaced == true
+            isPaced
             ? { @Sendable bytes async throws(SimpleNetworkingError) in try await self.writeWhenReady(bytes) } : nil
+        let ready: (@Sendable (Data) throws(SimpleNetworkingError) -> Bool)? =
+            isPaced ? { @Sendable bytes throws(SimpleNetworkingError) in try self.writeIfReady(bytes) } : nil
         return HTTPTransfer(
             head: { head throws(SimpleNetworkingError) in try self.begin(head) },
             body: { bytes throws(SimpleNetworkingError) in try self.write(bytes) }, pacedBody: paced,
-            sent: { sent, expected in self.sent(sent, of: expected) }, signal: signal)
+            readyBody: ready, sent: { sent, expected in self.sent(sent, of: expected) }, signal: signal)
     }
 
     private func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
@@ -89,6 +100,18 @@ final class HopReceiver: Sendable {
         let (toDestination, current) = try account(bytes)
         if toDestination { try await destination?.writeWhenReady(bytes) }
         if let current { progress?.report(current, on: queue) }
+    }
+
+    /// Takes `bytes` at once if they stay in memory or the destination has room for them; `false`, counting nothing,
+    /// when the destination has none. Writes are never concurrent and the reader only makes room, so the room seen is
+    /// still there when the bytes are counted.
+    private func writeIfReady(_ bytes: Data) throws(SimpleNetworkingError) -> Bool {
+        if state.withLock({ $0.toDestination }), let destination {
+            guard try destination.writeIfReady(bytes) else { return false }
+        }
+        let (_, current) = try account(bytes)
+        if let current { progress?.report(current, on: queue) }
+        return true
     }
 
     /// Counts `bytes`, keeps them when they stay in memory, and says whether they go to the destination and which

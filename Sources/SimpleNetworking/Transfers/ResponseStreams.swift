@@ -206,17 +206,14 @@ final class StreamReader: Sendable {
     private let request: SimpleRequest
     private let bufferSize: Int
     private let checkHead: ResponseStream.HeadCheck?
-    private let paced: Bool
     private let state = Locked(State())
 
     /// - Parameter checkHead: Sees the head of the 2xx response before its body, and may refuse it (an event stream
     ///   refuses a body that is not `text/event-stream`).
-    /// - Parameter paced: Whether a transport that can pause waits for the reader (see ``ResponseStream/isPaced``).
-    init(request: SimpleRequest, bufferSize: Int, checkHead: ResponseStream.HeadCheck? = nil, paced: Bool = true) {
+    init(request: SimpleRequest, bufferSize: Int, checkHead: ResponseStream.HeadCheck? = nil) {
         self.request = request
         self.bufferSize = bufferSize
         self.checkHead = checkHead
-        self.paced = paced
     }
 
     /// The head of the 2xx response whose body the stream reads, once it has arrived.
@@ -238,7 +235,7 @@ final class StreamReader: Sendable {
     private func start() throws(SimpleNetworkingError) -> ResponseStream {
         let (stream, isNew) = state.withLock { state -> (ResponseStream, Bool) in
             if let stream = state.stream { return (stream, false) }
-            let stream = ResponseStream(capacity: bufferSize, checkHead: checkHead, paced: paced)
+            let stream = ResponseStream(capacity: bufferSize, checkHead: checkHead)
             state.stream = stream
             return (stream, true)
         }
@@ -288,19 +285,14 @@ final class ResponseStream: ResponseDestination {
 
     private let capacity: Int
     private let checkHead: HeadCheck?
-    private let paced: Bool
     private let state = Locked(State())
 
     /// - Parameters:
     ///   - capacity: The most bytes held for a slow reader.
     ///   - checkHead: Sees the head of a 2xx response before its body.
-    ///   - paced: Whether a transport that can pause waits for the reader. An event stream takes every piece at
-    ///     once instead: AsyncHTTPClient drops the pieces it holds back when the connection then fails, and the
-    ///     events before a dropped connection must reach the reader.
-    init(capacity: Int, checkHead: HeadCheck? = nil, paced: Bool = true) {
+    init(capacity: Int, checkHead: HeadCheck? = nil) {
         self.capacity = capacity
         self.checkHead = checkHead
-        self.paced = paced
     }
 
     /// The head of the latest 2xx response whose body comes to this stream.
@@ -319,7 +311,21 @@ final class ResponseStream: ResponseDestination {
         try put(bytes, over: false)
     }
 
-    var isPaced: Bool { paced }
+    /// A transport that can pause waits for the reader: see ``writeWhenReady(_:)``.
+    var isPaced: Bool { true }
+
+    /// Takes `bytes` at once when the buffer has room for them (or a reader waits), without a wait; `false`, taking
+    /// nothing, when it is full: the transport then hands them to ``writeWhenReady(_:)``. A transport that can pause
+    /// thus holds nothing back while the reader keeps up (AsyncHTTPClient drops the pieces it holds back when the
+    /// connection then fails, and the events before a dropped connection must reach the reader).
+    func writeIfReady(_ bytes: Data) throws(SimpleNetworkingError) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        let (full, ended) = state.withLock { (Self.isFull($0, for: bytes.count, capacity: capacity), $0.end != nil) }
+        if ended { throw .cancelled }
+        if full { return false }
+        try put(bytes, over: true)
+        return true
+    }
 
     /// Waits while the buffer is full: a transport that can pause reads the network no faster than the reader. A
     /// piece larger than the whole buffer goes in alone, once the buffer is empty.

@@ -3,14 +3,15 @@ import Foundation
 /// Where a transport delivers one response as it arrives, and tells how much of the request body it has sent.
 ///
 /// The client makes one for each hop and passes it to ``HTTPTransport/send(_:options:transfer:)``. A transport calls
-/// ``receive(head:)`` once when the status and headers arrive, then ``deliver(_:)`` (or ``receive(_:)``) for each
-/// piece of the body, in order, never concurrently. An error any of them throws must stop the transfer, and the
+/// ``receive(head:)`` once when the status and headers arrive, then ``deliver(_:)`` (or ``receive(_:)``, or
+/// ``receiveIfReady(_:)`` before ``deliver(_:)``) for each piece of the body, in order, never concurrently. An error any of them throws must stop the transfer, and the
 /// transport then fails with that error. The client may cancel a transfer without cancelling the task that sends it
 /// (see ``withCancellationHandler(_:onCancel:isolation:)``).
 public final class HTTPTransfer: Sendable {
     private let head: @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
     private let body: @Sendable (Data) throws(SimpleNetworkingError) -> Void
     private let pacedBody: (@Sendable (Data) async throws(SimpleNetworkingError) -> Void)?
+    private let readyBody: (@Sendable (Data) throws(SimpleNetworkingError) -> Bool)?
     private let sent: @Sendable (Int64, Int64?) -> Void
     /// The client's cancellation of the request, when it runs in its caller's task; `nil` when only the task's own
     /// cancellation applies.
@@ -31,16 +32,20 @@ public final class HTTPTransfer: Sendable {
     }
 
     /// A transfer the client made for one hop, or `TransportConformance` for its check. With `pacedBody`, the reader
-    /// may be slower than the network: `pacedBody` waits for room, `body` fails without it.
+    /// may be slower than the network: `pacedBody` waits for room, `body` fails without it, and `readyBody` takes a
+    /// piece only when there is room (without it, ``receiveIfReady(_:)`` answers `false` and a transport waits on
+    /// ``deliver(_:)``).
     package init(
         head: @escaping @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void,
         body: @escaping @Sendable (Data) throws(SimpleNetworkingError) -> Void,
         pacedBody: (@Sendable (Data) async throws(SimpleNetworkingError) -> Void)? = nil,
+        readyBody: (@Sendable (Data) throws(SimpleNetworkingError) -> Bool)? = nil,
         sent: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }, signal: CancellationSignal?
     ) {
         self.head = head
         self.body = body
         self.pacedBody = pacedBody
+        self.readyBody = readyBody
         self.sent = sent
         self.signal = signal
     }
@@ -93,6 +98,24 @@ public final class HTTPTransfer: Sendable {
     ///   ``SimpleNetworkingError/cancelled`` when the reader went away.
     public func deliver(_ bytes: Data) async throws(SimpleNetworkingError) {
         if let pacedBody { try await pacedBody(bytes) } else { try body(bytes) }
+    }
+
+    /// Hands the next piece of the response body, decoded, to a reader at its own pace without waiting, when the
+    /// reader has room for it: a transport that can pause calls it before ``deliver(_:)``, so that it holds nothing
+    /// back while the reader keeps up, and awaits ``deliver(_:)`` only when this returns `false`.
+    ///
+    /// For a transfer that does not wait for its reader (``waitsForReader`` is `false`) it is ``receive(_:)``, and
+    /// returns `true`.
+    /// - Parameter bytes: The bytes, in order after those delivered before.
+    /// - Returns: `true` when the reader took the bytes; `false`, taking nothing, when it has no room for them now.
+    /// - Throws: The error to stop the transfer with, as ``deliver(_:)`` describes.
+    public func receiveIfReady(_ bytes: Data) throws(SimpleNetworkingError) -> Bool {
+        guard pacedBody != nil else {
+            try body(bytes)
+            return true
+        }
+        guard let readyBody else { return false }
+        return try readyBody(bytes)
     }
 
     /// Hands the next piece of the response body, decoded, to its reader without waiting, for a transport that

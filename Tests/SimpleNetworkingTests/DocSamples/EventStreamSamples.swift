@@ -58,6 +58,35 @@ func eventStreamOptionsSample(baseURL: URL) -> SimpleNetworking {
     return api
 }
 
+// DOC-SAMPLE: ServerSentEvents/resume
+func followFeed(on api: SimpleNetworking, resumingFrom saved: String?, save: (String) -> Void) async throws {
+    // `saved` is the ID the app stored before it quit: nil on the first run, and no header is sent.
+    for try await event in api.get("/feed").header("Last-Event-ID", saved).events() {
+        print(event.data)
+        if let id = event.id { save(id) }
+    }
+}
+// DOC-SAMPLE-END
+
+func reconnectionBackoffSample(api: SimpleNetworking) -> EventStream {
+    // DOC-SAMPLE: ServerSentEvents/backoff
+    let options = EventStreamOptions(
+        bufferSize: 32 * 1024 * 1024,  // more room for a slow reader before URLSession cuts and resumes
+        backoff: ReconnectionBackoff(minimum: 2, cap: 120, healthyConnectionTime: 30))
+    let feed = api.get("/feed").eventStream(options).events()
+    // DOC-SAMPLE-END
+    return feed
+}
+
+func connectionsPerHostSample(baseURL: URL) -> SimpleNetworking {
+    // DOC-SAMPLE: ServerSentEvents/connections
+    var configuration = SimpleNetworking.Configuration()
+    configuration.maximumConnectionsPerHost = 16  // 8 streams and the app's other requests, to one host
+    let api = SimpleNetworking(baseURL: baseURL, configuration: configuration)
+    // DOC-SAMPLE-END
+    return api
+}
+
 func eventHandlersSample(api: SimpleNetworking) {
     // DOC-SAMPLE: ServerSentEvents/handlers
     let request = api.get("/notifications")
@@ -100,6 +129,34 @@ struct EventStreamSampleTests {
         #expect(server.requests.map(\.lastEventID) == [nil, "1", "2"])
     }
     // DOC-SAMPLE-END
+
+    @Test("The resume sample sends the saved ID on its first connection and saves each new one")
+    func resumeSample() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.lastEventID == "7" ? .eventStream([.event(data: "eighth", id: "8")], ending: .hold) : .status(204)
+        }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let saved = Locked<[String]>([])
+        let task = Task {
+            try await followFeed(on: api, resumingFrom: "7") { id in saved.withLock { $0.append(id) } }
+        }
+        defer { task.cancel() }
+        #expect(await eventually { saved.current == ["8"] })
+        #expect(server.requests.first?.lastEventID == "7")
+    }
+
+    @Test("The backoff and connection samples set what they say")
+    func settingsSamples() throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let api = connectionsPerHostSample(baseURL: server.baseURL)
+        defer { api.close() }
+        #expect(api.configuration.maximumConnectionsPerHost == 16)
+        _ = reconnectionBackoffSample(api: api)
+    }
 
     @Test("The chat sample streams the answer and stops at [DONE]")
     func chatSample() async throws {

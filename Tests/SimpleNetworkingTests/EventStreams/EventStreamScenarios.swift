@@ -6,19 +6,23 @@ import Testing
 /// The behaviours of event streams over loopback, for one transport: `EventStreamTests` runs them over URLSession, and
 /// the AsyncHTTPClient engine's suite over the engine (its test target links this file).
 ///
-/// Waits between connections go through a clock that records them, so reconnection times and backoff are checked
-/// as values; wall-clock bounds appear only where the wire is the point (timeouts), loose and scaled by
-/// `SIMPLE_NETWORKING_TEST_TIME_SCALE`.
+/// Waits between connections go through a virtual clock (``ScenarioClock``) that records them and takes no time, so
+/// reconnection times and backoff are checked as values without waiting; wall-clock bounds appear only where the wire
+/// is the point (timeouts), loose and scaled by `SIMPLE_NETWORKING_TEST_TIME_SCALE`.
 struct EventStreamScenarios: Sendable {
     /// The transport to test; `nil` for the library's URLSession transport.
     let makeTransport: @Sendable (SimpleNetworking.Configuration) -> (any HTTPTransport)?
+    /// Whether the transport can pause a transfer (reads with backpressure): the AsyncHTTPClient engine can,
+    /// URLSession cannot.
+    var transportPauses = false
 
-    /// A client on `server` with automatic retries off unless `configure` turns them on.
+    /// A client on `server` with automatic retries off and a ``ScenarioClock`` unless `configure` says otherwise.
     func makeClient(
         _ server: MockServer, configure: (inout SimpleNetworking.Configuration) -> Void = { _ in }
     ) -> EventFeedAPI {
         var configuration = SimpleNetworking.Configuration()
         configuration.retryPolicy = .never
+        configuration.clock = ScenarioClock().clock
         configure(&configuration)
         guard let transport = makeTransport(configuration) else {
             return EventFeedAPI(baseURL: server.baseURL, configuration: configuration)
@@ -109,14 +113,17 @@ struct EventStreamScenarios: Sendable {
             default: return .status(204)
             }
         }
-        let waits = Locked<[TimeInterval]>([])
-        let api = makeClient(server) { $0.clock = Self.clock(recordingWaitsIn: waits) }
+        let clock = ScenarioClock()
+        let api = makeClient(server) { $0.clock = clock.clock }
         defer { api.close() }
-        let ids = try await Self.untilNoContent(api.get("/feed").events()).map(\.id)
+        // Every connection counts as healthy here, so that the waits are the retry time alone (the backoff after
+        // short connections has scenarios of its own).
+        let options = EventStreamOptions(backoff: ReconnectionBackoff(healthyConnectionTime: 0))
+        let ids = try await Self.untilNoContent(api.get("/feed").eventStream(options).events()).map(\.id)
         #expect(ids == ["1", "2", "3"])
         #expect(server.requests.map(\.lastEventID) == [nil, "2", "3"])
         // The server's retry lasts beyond its connection.
-        #expect(waits.current == [0.02, 0.02])
+        #expect(clock.waits == [0.02, 0.02])
     }
 
     func anIDThatIsNoHeaderValueIsNotSent() async throws {
@@ -143,8 +150,8 @@ struct EventStreamScenarios: Sendable {
         server.route { request in
             request.lastEventID == nil ? .eventStream([.event(data: "a", id: "7")]) : .status(204)
         }
-        let waits = Locked<[TimeInterval]>([])
-        let api = makeClient(server) { $0.clock = Self.clock(recordingWaitsIn: waits) }
+        let clock = ScenarioClock()
+        let api = makeClient(server) { $0.clock = clock.clock }
         defer { api.close() }
         var first: [String] = []
         for try await event in api.post("/jobs").body(json: ChatPrompt(prompt: "x")).events() {
@@ -152,7 +159,7 @@ struct EventStreamScenarios: Sendable {
         }
         #expect(first == ["a"])
         #expect(server.requestCount == 1)
-        #expect(waits.current.isEmpty)
+        #expect(clock.waits.isEmpty)
 
         let asked = api.post("/jobs").body(json: ChatPrompt(prompt: "x"))
             .eventStream(EventStreamOptions(reconnects: true, reconnectionTime: 0.01))
@@ -160,7 +167,7 @@ struct EventStreamScenarios: Sendable {
         #expect(second == ["a"])
         #expect(server.requests.map(\.lastEventID) == [nil, nil, "7"])
         #expect(server.requests.last?.method == "POST")
-        #expect(waits.current == [0.01])
+        #expect(clock.waits == [0.01])
     }
 
     func failedReconnectionsBackOffWithJitterWithinThePolicy() async throws {
@@ -174,19 +181,21 @@ struct EventStreamScenarios: Sendable {
             default: return .status(204)
             }
         }
-        let waits = Locked<[TimeInterval]>([])
+        let clock = ScenarioClock()
         let api = makeClient(server) { configuration in
-            configuration.clock = Self.clock(recordingWaitsIn: waits)
+            configuration.clock = clock.clock
             configuration.random = RandomSource { 0.5 }
             configuration.retryPolicy = RetryPolicy(
                 maximumAttempts: 3, backoff: Backoff(base: 0.04, multiplier: 2, cap: 1))
+            // Healthy connections, so that the waits between them are the retry time alone.
+            configuration.eventStreams = EventStreamOptions(backoff: ReconnectionBackoff(healthyConnectionTime: 0))
         }
         defer { api.close() }
         let ids = try await Self.untilNoContent(api.get("/feed").events()).map(\.id)
         #expect(ids == ["1", "2"])
         #expect(server.requests.map(\.lastEventID) == [nil, "1", "1", "1", "2"])
         // The retry time, then the policy's backoff with jitter (half of 0.04, half of 0.08), then the retry time.
-        #expect(waits.current == [0.01, 0.02, 0.04, 0.01])
+        #expect(clock.waits == [0.01, 0.02, 0.04, 0.01])
     }
 
     func failedReconnectionsStopAtThePolicyLimit() async throws {
@@ -235,6 +244,195 @@ struct EventStreamScenarios: Sendable {
         #expect(authentications.current == 1)
         let feed = server.requests.filter { $0.path == "/feed" }
         #expect(feed.map(\.statusHint) == ["Bearer one/-", "Bearer one/1", "Bearer two/1", "Bearer two/2"])
+    }
+
+    // MARK: - Resuming and backing off
+
+    func theCallersLastEventIDIsSentOnTheFirstConnection() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            switch request.lastEventID {
+            case "41":
+                return .eventStream(
+                    [.retry(milliseconds: 10), .event(data: "resumed"), .event(data: "b", id: "42")], ending: .drop)
+            case "42": return .eventStream([.event(data: "c", id: "43")])
+            default: return .status(204)
+            }
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        // As an app does after a restart: the ID it saved before.
+        let events = try await Self.untilNoContent(api.get("/feed").header("Last-Event-ID", "41").events())
+        #expect(events.map(\.data) == ["resumed", "b", "c"])
+        // Until the server sets an ID, events carry the one the stream resumed from.
+        #expect(events.map(\.id) == ["41", "42", "43"])
+        #expect(server.requests.map(\.lastEventID) == ["41", "42", "43"])
+    }
+
+    /// A backlog of `total` events, from the one after the request's `Last-Event-ID` on, 100 to a chunk, written as
+    /// fast as the connection takes them; then a 204. Without IDs, the events carry their number in their data only,
+    /// and the server sends the backlog once, then 204.
+    static func backlog(of total: Int, withIDs: Bool = true) -> @Sendable (RecordedRequest) -> MockResponse {
+        { request in
+            let after = withIDs ? Int(request.lastEventID ?? "") ?? 0 : request.sequenceNumber == 0 ? 0 : total
+            guard after < total else { return .status(204) }
+            let steps = stride(from: after + 1, through: total, by: 100).map { first -> MockEvent in
+                .raw(
+                    (first...min(first + 99, total)).map { withIDs ? "id: \($0)\ndata: \($0)\n\n" : "data: \($0)\n\n" }
+                        .joined())
+            }
+            return .eventStream(steps)
+        }
+    }
+
+    /// Reads `stream` with a reader that pauses every 250 events, so that it falls behind the server; collects the
+    /// events' numbers until the stream throws or ends.
+    static func readSlowly(
+        _ stream: EventStream, into numbers: inout [Int]
+    ) async -> SimpleNetworkingError? {
+        do throws(SimpleNetworkingError) {
+            for try await event in stream {
+                numbers.append(Int(event.data) ?? -1)
+                if numbers.count % 250 == 0 { try? await Task.sleep(nanoseconds: 2_000_000) }
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func aFastBacklogIsReadWithoutLossOrRepeats() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let total = 20_000
+        server.route(Self.backlog(of: total))
+        let clock = ScenarioClock()
+        let api = makeClient(server) { $0.clock = clock.clock }
+        defer { api.close() }
+        // A 16 KiB buffer holds about 600 of these events: the server is soon a whole buffer ahead of the reader.
+        let options = EventStreamOptions(bufferSize: 16 * 1024)
+        var ids: [Int] = []
+        let failure = await Self.readSlowly(api.get("/feed").eventStream(options).events(), into: &ids)
+        guard case .notAnEventStream(let response)? = failure, response.statusCode == 204 else {
+            Issue.record("expected the server's 204, got \(String(describing: failure)) after \(ids.count) events")
+            return
+        }
+        // Every event once, in order.
+        #expect(ids.count == total)
+        #expect(ids == Array(1...total))
+        let resumedFrom = server.requests.dropFirst().map { Int($0.lastEventID ?? "") ?? -1 }
+        if transportPauses {
+            // Backpressure: the connection was read no faster than the reader, and never cut.
+            #expect(server.requestCount == 2)
+        } else {
+            // URLSession cannot pause: each time the reader fell a whole buffer behind, the connection was closed and
+            // the stream resumed at once from the last event it had delivered.
+            #expect(server.requestCount > 2)
+            #expect(resumedFrom == resumedFrom.sorted() && Set(resumedFrom).count == resumedFrom.count)
+        }
+        #expect(resumedFrom.last == total)
+        // The catch-up reconnections do not wait; only the end of the backlog's last connection waits the retry time.
+        #expect(clock.waits.allSatisfy { $0 == 3 } && clock.waits.count <= 1, "\(clock.waits)")
+    }
+
+    func aBacklogOnAStreamThatDoesNotReconnect() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let total = 20_000
+        server.route(Self.backlog(of: total))
+        let api = makeClient(server)
+        defer { api.close() }
+        let options = EventStreamOptions(reconnects: false, bufferSize: 16 * 1024)
+        var ids: [Int] = []
+        let failure = await Self.readSlowly(api.get("/feed").eventStream(options).events(), into: &ids)
+        // The events delivered are the first ones, in order, whatever the end.
+        #expect(ids == (0..<ids.count).map { $0 + 1 })
+        if transportPauses {
+            #expect(failure == nil, "\(String(describing: failure))")
+            #expect(ids.count == total)
+        } else {
+            guard case .streamBufferFull(let limit)? = failure else {
+                Issue.record("expected streamBufferFull, got \(String(describing: failure))")
+                return
+            }
+            #expect(limit == 16 * 1024)
+            #expect(ids.count < total)
+        }
+        #expect(server.requestCount == 1)
+    }
+
+    func aBacklogWithoutIDsCannotResume() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let total = 20_000
+        server.route(Self.backlog(of: total, withIDs: false))
+        let api = makeClient(server)
+        defer { api.close() }
+        var numbers: [Int] = []
+        let options = EventStreamOptions(bufferSize: 16 * 1024)
+        let failure = await Self.readSlowly(api.get("/feed").eventStream(options).events(), into: &numbers)
+        #expect(numbers == (0..<numbers.count).map { $0 + 1 })
+        if transportPauses {
+            // Read with backpressure: the whole backlog, then the server's 204.
+            #expect(numbers.count == total)
+            #expect(failure?.response?.statusCode == 204, "\(String(describing: failure))")
+            #expect(server.requestCount == 2)
+        } else {
+            // Without an ID, a reconnection would start the backlog again: the stream stops instead.
+            guard case .streamBufferFull(let limit)? = failure else {
+                Issue.record("expected streamBufferFull, got \(String(describing: failure))")
+                return
+            }
+            #expect(limit == 16 * 1024)
+            #expect(numbers.count < total)
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    func connectionsThatEndAtOnceBackOffUpToTheCap() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        // Each connection ends as soon as it opens, asking for no wait at all.
+        server.route { request in request.sequenceNumber < 8 ? .eventStream([.retry(milliseconds: 0)]) : .status(204) }
+        let clock = ScenarioClock()
+        let api = makeClient(server) { configuration in
+            configuration.clock = clock.clock
+            configuration.random = RandomSource { 0.5 }
+        }
+        defer { api.close() }
+        let options = EventStreamOptions(backoff: ReconnectionBackoff(minimum: 1, multiplier: 2, cap: 8))
+        let events = try await Self.untilNoContent(api.get("/feed").eventStream(options).events())
+        #expect(events.isEmpty)
+        #expect(server.requestCount == 9)
+        // The server's retry time (0) after the first; then 3/4 (the jitter drawn) of 2, 4 and 8 s, then of the cap.
+        #expect(clock.waits == [0, 1.5, 3, 6, 6, 6, 6, 6])
+    }
+
+    func aHealthyConnectionResetsTheBackoff() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            let number = request.sequenceNumber
+            guard number < 6 else { return .status(204) }
+            // The fourth connection's event is read for 5 s of the clock (the reader advances it): a healthy
+            // connection. The others end as soon as they open.
+            let data = number == 3 ? "long" : "short"
+            return .eventStream([.retry(milliseconds: 100), .event(data: data, id: "\(number)")])
+        }
+        let clock = ScenarioClock()
+        let api = makeClient(server) { configuration in
+            configuration.clock = clock.clock
+            configuration.random = RandomSource { 0.5 }
+        }
+        defer { api.close() }
+        let events = try await Self.untilNoContent(api.get("/feed").events()) { event in
+            if event.data == "long" { clock.advance(by: 5) }
+        }
+        #expect(events.map(\.id) == ["0", "1", "2", "3", "4", "5"])
+        // 0.1 s (the retry time), 3/4 of 2 s and of 4 s; after the healthy connection the retry time again, twice,
+        // then 3/4 of 2 s.
+        #expect(clock.waits == [0.1, 1.5, 3, 0.1, 0.1, 1.5])
     }
 
     // MARK: - Stopping
@@ -507,29 +705,23 @@ struct EventStreamScenarios: Sendable {
         return condition()
     }
 
-    /// The system clock, recording each wait.
-    static func clock(recordingWaitsIn waits: Locked<[TimeInterval]>) -> SimpleClock {
-        SimpleClock(
-            now: SimpleClock.system.now,
-            sleep: { seconds in
-                waits.withLock { $0.append(seconds) }
-                try await SimpleClock.system.sleep(seconds)
-            })
-    }
-
     /// Whether `error` is ``SimpleNetworkingError/cancelled``.
     static func isCancelled(_ error: SimpleNetworkingError?) -> Bool {
         if case .cancelled? = error { return true }
         return false
     }
 
-    /// The error `body` throws, or `nil`.
     /// The events of `stream` until the server's 204 No Content stops it, the end these servers give: a stream that
     /// ends otherwise, or fails with another error, fails the test.
-    static func untilNoContent(_ stream: EventStream) async throws -> [ServerSentEvent] {
+    static func untilNoContent(
+        _ stream: EventStream, onEach: (ServerSentEvent) -> Void = { _ in }
+    ) async throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         do throws(SimpleNetworkingError) {
-            for try await event in stream { events.append(event) }
+            for try await event in stream {
+                events.append(event)
+                onEach(event)
+            }
         } catch {
             guard case .notAnEventStream(let response) = error, response.statusCode == 204 else { throw error }
             return events
@@ -538,6 +730,7 @@ struct EventStreamScenarios: Sendable {
         return events
     }
 
+    /// The error `body` throws, or `nil`.
     static func failure(_ body: () async throws -> Void) async -> SimpleNetworkingError? {
         do {
             try await body()
@@ -605,6 +798,12 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
     case theRequestTimeoutBoundsTheStartOfTheStream
     case handlersSeeEachEventThenTheEnd
     case cancelStopsAnExecutedStream
+    case theCallersLastEventIDIsSentOnTheFirstConnection
+    case aFastBacklogIsReadWithoutLossOrRepeats
+    case aBacklogOnAStreamThatDoesNotReconnect
+    case aBacklogWithoutIDsCannotResume
+    case connectionsThatEndAtOnceBackOffUpToTheCap
+    case aHealthyConnectionResetsTheBackoff
 
     /// What the scenario shows, as the test's name.
     var testDescription: String {
@@ -648,6 +847,18 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "on(event:) handlers see each event across reconnections, then the completion handlers run once"
         case .cancelStopsAnExecutedStream:
             "cancel() stops an executed stream: error handlers get cancelled, completion runs once"
+        case .theCallersLastEventIDIsSentOnTheFirstConnection:
+            "The Last-Event-ID the caller sets goes with the first connection, and later ones until the server sets one"
+        case .aFastBacklogIsReadWithoutLossOrRepeats:
+            "A backlog faster than the reader arrives whole, each event once: backpressure, or resuming from the last ID"
+        case .aBacklogOnAStreamThatDoesNotReconnect:
+            "A stream that does not reconnect reads a fast backlog with backpressure, or throws streamBufferFull"
+        case .aBacklogWithoutIDsCannotResume:
+            "A backlog without IDs is read with backpressure, or throws streamBufferFull rather than start over"
+        case .connectionsThatEndAtOnceBackOffUpToTheCap:
+            "Connections that end at once with retry: 0 back off exponentially with jitter up to the cap"
+        case .aHealthyConnectionResetsTheBackoff:
+            "A connection that stays open for the healthy time resets the backoff to the retry time"
         }
     }
 }
@@ -678,6 +889,105 @@ extension EventStreamScenarios {
         case .theRequestTimeoutBoundsTheStartOfTheStream: try await theRequestTimeoutBoundsTheStartOfTheStream()
         case .handlersSeeEachEventThenTheEnd: try await handlersSeeEachEventThenTheEnd()
         case .cancelStopsAnExecutedStream: try await cancelStopsAnExecutedStream()
+        case .theCallersLastEventIDIsSentOnTheFirstConnection:
+            try await theCallersLastEventIDIsSentOnTheFirstConnection()
+        case .aFastBacklogIsReadWithoutLossOrRepeats: try await aFastBacklogIsReadWithoutLossOrRepeats()
+        case .aBacklogOnAStreamThatDoesNotReconnect: try await aBacklogOnAStreamThatDoesNotReconnect()
+        case .aBacklogWithoutIDsCannotResume: try await aBacklogWithoutIDsCannotResume()
+        case .connectionsThatEndAtOnceBackOffUpToTheCap: try await connectionsThatEndAtOnceBackOffUpToTheCap()
+        case .aHealthyConnectionResetsTheBackoff: try await aHealthyConnectionResetsTheBackoff()
         }
+    }
+}
+
+/// A clock whose waits take no time: each wait is recorded and moves the clock's time on, and a test moves it on by
+/// hand for a connection that stays open a while. Its time starts at the real time and passes only so.
+final class ScenarioClock: Sendable {
+    private let state = Locked((now: Date(), waits: [TimeInterval]()))
+
+    /// The waits asked for, in order.
+    var waits: [TimeInterval] { state.current.waits }
+
+    /// Moves the clock's time on by `seconds`.
+    func advance(by seconds: TimeInterval) {
+        state.withLock { $0.now.addTimeInterval(seconds) }
+    }
+
+    var clock: SimpleClock {
+        SimpleClock(
+            now: { [state] in state.current.now },
+            sleep: { [state] seconds in
+                state.withLock { state in
+                    state.waits.append(seconds)
+                    state.now.addTimeInterval(max(0, seconds))
+                }
+                try Task.checkCancellation()
+                await Task.yield()
+            })
+    }
+}
+
+// MARK: - Connections per host
+
+extension EventStreamScenarios {
+    /// A server whose `/feed` sends one event and holds the connection open, and whose `/ping` answers at once.
+    static func feedAndPingServer() throws -> MockServer {
+        let server = try MockServer()
+        server.route { request in
+            request.path == "/feed" ? .eventStream([.event(data: "hello")], ending: .hold) : .text("pong")
+        }
+        return server
+    }
+
+    /// Opens `count` event streams on `api`, each held open by the server until it is cancelled.
+    /// - Returns: The readers, and the indices of those that have their first event.
+    static func openStreams(_ count: Int, on api: SimpleNetworking) -> ([Task<Void, Never>], Locked<Set<Int>>) {
+        let started = Locked(Set<Int>())
+        let readers = (0..<count).map { index in
+            Task {
+                do {
+                    for try await _ in api.get("/feed").eventStream(EventStreamOptions(reconnects: false)).events() {
+                        _ = started.withLock { $0.insert(index) }
+                    }
+                } catch {}
+            }
+        }
+        return (readers, started)
+    }
+
+    /// `streams` event streams stay open to one host, and a plain request beside them is answered: the client's
+    /// connection limit leaves room for them all.
+    static func streamsAndARequestShareTheHost(streams: Int, makeAPI: (MockServer) -> SimpleNetworking) async throws {
+        let server = try feedAndPingServer()
+        defer { server.shutdown() }
+        let api = makeAPI(server)
+        defer { api.close() }
+        let (readers, started) = openStreams(streams, on: api)
+        defer { for reader in readers { reader.cancel() } }
+        #expect(await eventually { started.current.count == streams }, "\(started.current.count) of \(streams) began")
+        let pong = try await api.get("/ping").timeout(10 * timeScale).response()
+        #expect(pong.string == "pong")
+        #expect(server.openConnectionCount >= streams)
+    }
+
+    /// Of `limit + 1` event streams held open to one host, `limit` open and the last waits for a connection until
+    /// one of the others ends.
+    static func streamsBeyondTheLimitWait(limit: Int, makeAPI: (MockServer) -> SimpleNetworking) async throws {
+        let server = try feedAndPingServer()
+        defer { server.shutdown() }
+        let api = makeAPI(server)
+        defer { api.close() }
+        let (readers, started) = openStreams(limit + 1, on: api)
+        defer { for reader in readers { reader.cancel() } }
+        #expect(await eventually { started.current.count == limit })
+        // Long enough for a connection beyond the limit to have been made, if the limit allowed it.
+        try await Task.sleep(nanoseconds: UInt64(0.5 * timeScale * 1e9))
+        #expect(started.current.count == limit)
+        #expect(server.requestCount == limit)
+        #expect(server.openConnectionCount == limit)
+        // One stream ends: the waiting one gets its connection.
+        guard let open = started.current.first else { return }
+        readers[open].cancel()
+        #expect(await eventually { started.current.count == limit + 1 })
     }
 }

@@ -12,12 +12,16 @@ import SimpleNetworkingContentDecoding
 ///
 /// Backpressure: AsyncHTTPClient reads the next piece from the connection only once the future returned for the last
 /// one has completed, and for a reader that runs at its own pace (a response stream) that future completes when the
-/// reader has taken the piece.
+/// reader has taken the piece. A piece the reader's buffer has room for is taken at once, on the event loop, and the
+/// future returned completed: AsyncHTTPClient then holds nothing back, which matters because it drops the pieces it
+/// holds back when the connection fails (the events before a dropped connection must reach an event stream's
+/// reader). Only a full buffer leaves the future pending.
 final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
     // @unchecked Sendable: AsyncHTTPClient calls every method on the request's one event loop, in order, and never
     // calls the next body part before the last one's future completed; a part for a reader at its own pace is decoded
-    // and delivered in a task that completes that future last, so it too runs before the next call; the caller reads
-    // `receivedHead` only after the task's future has completed, which orders it after every call.
+    // and delivered on the loop while the reader has room, then (from the first piece it has none for) in a task that
+    // completes that future last, so it too runs before the next call; the caller reads `receivedHead` only after the
+    // task's future has completed, which orders it after every call.
     typealias Response = SimpleResponse
 
     /// The error that stops a body past the limit; the transport turns it into `responseTooLarge(limit:)`.
@@ -90,14 +94,29 @@ final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
             }
             return task.eventLoop.makeSucceededVoidFuture()
         }
-        // A reader at its own pace: each piece once it has taken the last, and the next part only after all of them.
+        // A reader at its own pace: the pieces it has room for now, at once; from the first it has no room for, each
+        // piece once it has taken the last, and the next part only after all of them.
+        let waiting: Data
+        do {
+            if let decoder {
+                guard let piece = try takeWhileReady(from: decoder) else {
+                    return task.eventLoop.makeSucceededVoidFuture()
+                }
+                waiting = piece
+            } else {
+                let piece = Data(buffer.readableBytesView)
+                if try receiveIfReady(piece) { return task.eventLoop.makeSucceededVoidFuture() }
+                waiting = piece
+            }
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
         let taken = task.eventLoop.makePromise(of: Void.self)
         Task {
             do {
+                try await deliver(waiting, counted: true)
                 if let decoder {
                     while let piece = try decoder.nextPiece() { try await deliver(piece) }
-                } else {
-                    try await deliver(Data(buffer.readableBytesView))
                 }
                 taken.succeed()
             } catch {
@@ -105,6 +124,15 @@ final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
             }
         }
         return taken.futureResult
+    }
+
+    /// Hands the decoder's pieces to the reader while it has room for them.
+    /// - Returns: The first piece it had no room for (counted against the limit), or `nil` when it took them all.
+    private func takeWhileReady(from decoder: ContentDecoder) throws -> Data? {
+        while let piece = try decoder.nextPiece() {
+            if try !receiveIfReady(piece) { return piece }
+        }
+        return nil
     }
 
     /// Counts `count` more decoded bytes, or throws ``TooLarge`` when they would pass the limit: each piece is
@@ -124,9 +152,21 @@ final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
         }
     }
 
-    /// Hands `piece` to a reader at its own pace, and returns once it has taken it.
-    private func deliver(_ piece: Data) async throws {
+    /// Hands `piece` to a reader at its own pace if it has room for it now; counts it against the limit either way.
+    /// - Returns: Whether the reader took it; when not, ``deliver(_:counted:)`` must hand it over.
+    private func receiveIfReady(_ piece: Data) throws -> Bool {
         try checkLimit(adding: piece.count)
+        do throws(SimpleNetworkingError) {
+            return try transfer.receiveIfReady(piece)
+        } catch {
+            throw Stopped(error: error)
+        }
+    }
+
+    /// Hands `piece` to a reader at its own pace, and returns once it has taken it.
+    /// - Parameter counted: Whether `piece` was already counted against the limit.
+    private func deliver(_ piece: Data, counted: Bool = false) async throws {
+        if !counted { try checkLimit(adding: piece.count) }
         do throws(SimpleNetworkingError) {
             try await transfer.deliver(piece)
         } catch {

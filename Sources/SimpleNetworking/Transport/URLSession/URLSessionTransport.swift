@@ -38,6 +38,7 @@ package final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.urlCredentialStorage = nil
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
             for: configuration.attemptTimeout(requested: nil))
+        sessionConfiguration.httpMaximumConnectionsPerHost = max(1, configuration.maximumConnectionsPerHost)
         // Made at the first start, and again after invalid framing retired one.
         sessions = SessionSlot(configuration: sessionConfiguration, delegateQueue: Self.makeDelegateQueue())
         delegate = SessionDelegate(taskStarts: taskStarts, sessions: sessions)
