@@ -13,8 +13,9 @@ import Foundation
 /// row (``ReconnectionBackoff``), and connects again with the parser's last event ID as `Last-Event-ID`; the first
 /// connection sends the `Last-Event-ID` the caller set, if any. The body is read with backpressure where the
 /// transport can pause; where it cannot, a reader that falls a whole buffer behind has the connection closed, and the
-/// stream reconnects at once from its last event ID if that moved on during the connection. The request's error, success and completion handlers are set
-/// aside while it runs, so they do not run for each connection; they are put back when the stream ends.
+/// stream reconnects at once from its last event ID if that moved on during the connection. The request's error,
+/// success and completion handlers are set aside while it runs, so they do not run for each connection; they are put
+/// back when the stream ends.
 ///
 /// Owned by one iterator, used from one task at a time.
 final class EventStreamSession {
