@@ -5,8 +5,8 @@ import Foundation
 /// The client makes one for each hop and passes it to ``HTTPTransport/send(_:options:transfer:)``. A transport calls
 /// ``receive(head:)`` once when the status and headers arrive, then ``deliver(_:)`` (or ``receive(_:)``, or
 /// ``receiveIfReady(_:)`` before ``deliver(_:)``) for each piece of the body, in order, never concurrently. An error
-/// any of them throws must stop the transfer, and the transport then fails with that error. The client may cancel a transfer without cancelling the task that sends it
-/// (see ``withCancellationHandler(_:onCancel:isolation:)``).
+/// any of them throws must stop the transfer, and the transport then fails with that error. The client may cancel a
+/// transfer without cancelling the task that sends it (see ``withCancellationHandler(_:onCancel:isolation:)``).
 public final class HTTPTransfer: Sendable {
     private let head: @Sendable (SimpleResponse) throws(SimpleNetworkingError) -> Void
     private let body: @Sendable (Data) throws(SimpleNetworkingError) -> Void
