@@ -148,7 +148,9 @@ public struct TransportConformance: Sendable {
             guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .timedOut else {
                 return "expected a timedOut failure with a delayed \(part), got \(result)"
             }
-            if elapsed >= 10 { return "the 0.5 s timeout fired after \(elapsed) s with a delayed \(part)" }
+            // Below the 20 s the server holds, with room for a busy machine: under ThreadSanitizer on 2 busy cores a
+            // 0.5 s timer once fired after 10.7 s.
+            if elapsed >= 15 { return "the 0.5 s timeout fired after \(elapsed) s with a delayed \(part)" }
         }
         return nil
     }
