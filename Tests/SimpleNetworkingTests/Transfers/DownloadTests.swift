@@ -105,9 +105,12 @@ struct DownloadTests {
     func cancelLeavesNothing() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
-        // 64 KiB every 20 ms: a transfer of several seconds, cancelled once part of it is on disk.
+        // 64 KiB every 20 ms of a 64 MiB body: a transfer of about 20 s, cancelled once part of it is on disk. Long,
+        // so that the cancel lands mid-body even when a busy machine delays this task's polling by seconds: with an
+        // 8 MiB body (2.6 s) under ThreadSanitizer the body sometimes ended first, and was moved into place.
         server.route { _ in
-            MockResponse(body: patternedBytes(8 * 1024 * 1024), faults: [.drip(bytes: 64 * 1024, interval: 0.02)])
+            MockResponse(
+                body: patternedBytes(1024 * 1024), faults: [.repeatBody(64), .drip(bytes: 64 * 1024, interval: 0.02)])
         }
         let api = makeLoopbackClient(server)
         defer { api.close() }
@@ -123,7 +126,7 @@ struct DownloadTests {
         let result = await task.value
 
         #expect(result.failureValue.map { if case .cancelled = $0 { true } else { false } } == true)
-        #expect(await eventually { directory.names.isEmpty })
+        #expect(await eventually { directory.names.isEmpty }, "\(directory.names)")
     }
 
     @Test("A redirect is followed and only the final 2xx body is written")
