@@ -23,24 +23,27 @@ package struct LibcurlMessage: Sendable {
     /// regard to case; the table in the tests holds whole messages as libcurl 7.88 writes them.
     package init?(_ message: String) {
         let text = message.lowercased()
-        func has(_ fragments: String...) -> Bool { fragments.contains { text.contains($0) } }
-        if has("failed writing header") {
+        if Self.mentions(text, "failed writing header") {
             // FoundationNetworking's own header parser refused the response (it aborts libcurl's header callback).
             (code, phrase) = (.badServerResponse, Malformed.unreadableByFoundation.detail)
-        } else if has("header without colon", "nul byte in header", "too large response headers", "header") {
+        } else if Self.mentions(
+            text, "header without colon", "nul byte in header", "too large response headers", "header")
+        {
             (code, phrase) = (.badServerResponse, Malformed.headers.detail)
         } else if let check = Self.tlsCheck(text) {
             (code, phrase) = check
-        } else if has("could not resolve", "couldn't resolve") {
+        } else if Self.mentions(text, "could not resolve", "couldn't resolve") {
             (code, phrase) = (.cannotFindHost, nil)
-        } else if has("timed out", "timeout was reached") {
+        } else if Self.mentions(text, "timed out", "timeout was reached") {
             (code, phrase) = (.timedOut, nil)
-        } else if has(
+        } else if Self.mentions(
+            text,
             "failed to connect", "couldn't connect", "could not connect", "no route to host", "network is unreachable",
             "connection refused", "cannot assign requested address")
         {
             (code, phrase) = (.cannotConnectToHost, nil)
-        } else if has(
+        } else if Self.mentions(
+            text,
             "recv failure", "send failure", "connection reset", "broken pipe", "connection died",
             "transfer closed", "failure when receiving data", "failed sending data")
         {
@@ -52,14 +55,14 @@ package struct LibcurlMessage: Sendable {
 
     /// The code and phrase of a TLS failure, by the check that failed, or `nil` when `text` (lowercased) is not one.
     private static func tlsCheck(_ text: String) -> (URLError.Code, String?)? {
-        func has(_ fragments: String...) -> Bool { fragments.contains { text.contains($0) } }
-        if has("certificate has expired") {
+        if Self.mentions(text, "certificate has expired") {
             return (.serverCertificateHasBadDate, "the server's certificate has expired")
         }
-        if has("certificate is not yet valid") {
+        if Self.mentions(text, "certificate is not yet valid") {
             return (.serverCertificateNotYetValid, "the server's certificate is not yet valid")
         }
-        if has(
+        if Self.mentions(
+            text,
             "unable to get local issuer", "unable to get issuer", "self-signed certificate", "self signed certificate",
             "unable to verify the first certificate")
         {
@@ -68,16 +71,21 @@ package struct LibcurlMessage: Sendable {
                 "the server's certificate is not issued by a trusted authority (unknown issuer)"
             )
         }
-        if has("subject name", "does not match target host", "no alternative certificate") {
+        if Self.mentions(text, "subject name", "does not match target host", "no alternative certificate") {
             return (.serverCertificateUntrusted, "the server's certificate is not for this host name")
         }
-        if has("certificate required", "alert certificate required") {
+        if Self.mentions(text, "certificate required", "alert certificate required") {
             return (.clientCertificateRequired, "the server requires a client certificate")
         }
-        if has("ssl", "tls", "certificate") {
+        if Self.mentions(text, "ssl", "tls", "certificate") {
             return (.secureConnectionFailed, "the TLS handshake failed")
         }
         return nil
+    }
+
+    /// Whether `text` (lowercased) holds one of `fragments`.
+    private static func mentions(_ text: String, _ fragments: String...) -> Bool {
+        fragments.contains { text.contains($0) }
     }
 
     /// `error`, a failure FoundationNetworking reported as `URLError.unknown`, with the code its message stands for
