@@ -100,10 +100,10 @@ extension SimpleRequest {
 
     /// Runs the request as an event stream for its event handlers, unless one is running already.
     func startEventHandlers(on client: SimpleNetworking) {
-        state.withLock { state in
-            guard state.eventStreamTask == nil, state.live == nil else { return }
-            state.client = client
-            state.eventStreamTask = Task { [self] in await runEventHandlers(on: client) }
+        execution.withLock { slot in
+            guard slot.eventStreamTask == nil, slot.live == nil else { return }
+            slot.client = client
+            slot.eventStreamTask = Task { [self] in await runEventHandlers(on: client) }
         }
     }
 
@@ -121,8 +121,8 @@ extension SimpleRequest {
         } catch {
             failure = error
         }
+        execution.withLock { $0.eventStreamTask = nil }
         let (errorHandlers, completions) = state.withLock { state in
-            state.eventStreamTask = nil
             return (state.handlers.errorHandlers, state.handlers.completionHandlers)
         }
         await queue.run { [failure] in

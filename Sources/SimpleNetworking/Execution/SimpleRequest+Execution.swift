@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One execution of a request, read top to bottom: the loop in ``SimpleRequest/run(on:sender:wait:)``.
+/// One execution of a request, read top to bottom: the loop in ``SimpleRequest/loop(_:on:beginning:signal:valueStep:events:)``.
 ///
 /// ```
 ///            ┌──────────────────────────────────────────────────────────────┐
@@ -12,10 +12,12 @@ import Foundation
 ///   wait (backoff, Retry-After, re-authentication), if a retry asked for one │
 ///            │  cancelled, deadline passed ──────────────▶ error handlers ─┐ │
 ///            ▼                                                             │ │
-///   client.execute(request:) ── super ──▶ send: the hops of one attempt    │ │
+///   client.execute(request:) ── super opens the gate                       │ │
 ///            ▼                                                             │ │
-///   handlers on the handler queue: status ▶ deadline ▶ 2xx: success       │ │
-///            │ finish               else: policy ▶ error     retry ────────┼─┘
+///   snapshot ▶ interceptors ▶ hops (cookies, transport, redirects)         │ │
+///            ▼                                                             │ │
+///   handler job: status handlers ▶ RetryDecision ▶ success or error        │ │
+///            │ finish                  handlers ▶ RetryDecision ── retry ──┼─┘
 ///            ▼                                                             ▼
 ///   completion handlers, once ────────────────────────────▶ response() returns
 /// ```
@@ -23,7 +25,17 @@ import Foundation
 /// The "How a request runs" article in the documentation describes each step.
 extension SimpleRequest {
     /// The result an execution ends with, as the awaiting side sees it.
-    typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
+    package typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>
+
+    /// How an execution begins.
+    enum Beginning: Sendable {
+        /// Its first attempt goes through `execute(request:)`.
+        case attempt
+        /// `execute(request:)` was called directly and its `super` gave the first attempt's go-ahead.
+        case goAhead(SimpleNetworking)
+        /// A ``retry()`` after the end of the last execution, counted against the retry limit.
+        case lateRetry(Retry)
+    }
 
     /// Runs the request on `client`: the request goes through `client.execute(request:)`, so subclasses see it.
     ///
@@ -47,14 +59,14 @@ extension SimpleRequest {
     /// Cancelling a request that is not running has no effect. An event stream run by ``execute(on:)`` closes its
     /// connection and stops reconnecting.
     public func cancel() {
-        let (execution, events) = state.withLock { ($0.live, $0.eventStreamTask) }
+        let (live, events) = execution.withLock { ($0.live, $0.eventStreamTask) }
         events?.cancel()
-        execution?.cancel()
+        live?.cancel()
     }
 
     /// Cancels the execution in flight only, not the event stream that runs it.
     func cancelExecution() {
-        state.withLock { $0.live }?.cancel()
+        execution.withLock { $0.live }?.cancel()
     }
 
     /// Runs an execution on `client` in the caller's task, unless one is running: ``response(on:)``'s way, with no
@@ -69,7 +81,7 @@ extension SimpleRequest {
             return nil
         }
         return await withTaskCancellationHandler {
-            await run(id, on: client, sender: nil, retry: nil, signal: signal, valueStep: valueStep)
+            await run(id, on: client, beginning: .attempt, signal: signal, valueStep: valueStep)
         } onCancel: {
             signal.cancel()
         }
@@ -77,20 +89,15 @@ extension SimpleRequest {
 
     /// Starts an execution on `client` in a task of its own, unless one is running.
     /// - Parameters:
-    ///   - sender: The client whose `super.execute(request:)` already sent the first attempt's go-ahead, when the
-    ///     execution starts from a direct call of ``SimpleNetworking/execute(request:)``.
+    ///   - beginning: How it begins: through `execute(request:)`, after its `super`, or with a late retry.
     ///   - continuing: Carry the attempt count and history of the finished execution (a late ``retry()``).
-    ///   - retry: The late retry to begin with, counted against the retry limit.
     /// - Returns: The execution's task, or `nil` when one is already running.
     func start(
-        on client: SimpleNetworking, sender: SimpleNetworking? = nil, continuing: Bool = false,
-        retry: Retry? = nil
+        on client: SimpleNetworking, beginning: Beginning = .attempt, continuing: Bool = false
     ) -> Task<Outcome, Never>? {
         var task: Task<Outcome, Never>?
         _ = begin(on: client, continuing: continuing) { id in
-            let started = Task {
-                await self.run(id, on: client, sender: sender, retry: retry, signal: nil, valueStep: nil)
-            }
+            let started = Task { await self.run(id, on: client, beginning: beginning, signal: nil, valueStep: nil) }
             task = started
             return LiveExecution(id: id, task: started)
         }
@@ -107,15 +114,15 @@ extension SimpleRequest {
     ) -> Int? {
         let now = client.configuration.clock.now()
         let isAuthenticating = Reauthentication.isAuthenticating
-        return state.withLock { state in
-            guard state.live == nil else { return nil }
-            if !continuing { state.record = ExecutionRecord(startedAt: now) }
-            state.record.isAuthentication = isAuthenticating
-            state.client = client
-            state.executions += 1
-            state.unansweredGoAhead = false
-            let id = state.executions
-            state.live = live(id)
+        return execution.withLock { slot in
+            guard slot.live == nil else { return nil }
+            if !continuing { slot.record = ExecutionRecord(startedAt: now) }
+            slot.record.isAuthentication = isAuthenticating
+            slot.client = client
+            slot.executions += 1
+            slot.gate = nil
+            let id = slot.executions
+            slot.live = live(id)
             return id
         }
     }
@@ -123,80 +130,102 @@ extension SimpleRequest {
     /// One execution: the loop, between the events that report its start and its finish when something listens
     /// (<doc:SecurityDefaults>).
     private func run(
-        _ id: Int, on first: SimpleNetworking, sender firstSender: SimpleNetworking?, retry firstRetry: Retry?,
-        signal: CancellationSignal?, valueStep: Transform?
+        _ id: Int, on first: SimpleNetworking, beginning: Beginning, signal: CancellationSignal?, valueStep: Transform?
     ) async -> Outcome {
         guard first.isObserved, let events = ExecutionEvents(for: state.withLock({ $0.parts }), on: first) else {
-            return await loop(
-                id, on: first, sender: firstSender, retry: firstRetry, signal: signal, valueStep: valueStep, events: nil
-            )
+            return await loop(id, on: first, beginning: beginning, signal: signal, valueStep: valueStep, events: nil)
         }
         events.started(on: first)
         let outcome = await loop(
-            id, on: first, sender: firstSender, retry: firstRetry, signal: signal, valueStep: valueStep, events: events)
+            id, on: first, beginning: beginning, signal: signal, valueStep: valueStep, events: events)
         events.finished(with: outcome, on: first)
         return outcome
     }
 
-    /// The execution loop: wait, ask `execute(request:)`, send, run the handlers, decide; until the decision is
-    /// to finish. The attempt count, history and handler-retry count are this function's own state; it publishes
-    /// them to ``attemptCount`` and ``attempts`` as they change.
+    /// The execution loop: wait, pass `execute(request:)`, send, run the handlers and the decision; until the
+    /// decision is to finish. The attempt count, history and handler-retry count are this function's own state; it
+    /// publishes them to ``attemptCount`` and ``attempts`` as they change. ``RetryDecision`` decides every retry.
     ///
-    /// `signal` is the cancellation of an execution that runs in its caller's task (``runInCaller(on:)``); `nil` for
-    /// one with a task of its own, which cancelling that task reaches. `events` reports retries and waits.
+    /// `signal` is the cancellation of an execution that runs in its caller's task (``runInCaller(on:valueStep:)``);
+    /// `nil` for one with a task of its own, which cancelling that task reaches. `events` reports retries and waits.
     private func loop(
-        _ id: Int, on first: SimpleNetworking, sender firstSender: SimpleNetworking?, retry firstRetry: Retry?,
-        signal: CancellationSignal?, valueStep: Transform?, events: ExecutionEvents?
+        _ id: Int, on first: SimpleNetworking, beginning: Beginning, signal: CancellationSignal?,
+        valueStep: Transform?, events: ExecutionEvents?
     ) async -> Outcome {
-        var record = state.withLock { $0.record }
+        var record = execution.withLock { $0.record }
         var client = first
-        var sender = firstSender
-        var retry = firstRetry
+        var snapshot = state.withLock { $0.snapshot(on: first) }
+        var retry: Retry?
+        var given: SimpleNetworking?
+        switch beginning {
+        case .attempt: break
+        case .goAhead(let sender): given = sender
+        case .lateRetry(let late):
+            switch RetryDecision.take(late, rules: snapshot.rules, record: &record) {
+            case .retry(let taken): retry = taken
+            case .finish(let outcome, _), .deliver(let outcome):
+                return await finish(with: outcome.failure ?? .cancelled, on: client, execution: id, record: record)
+            }
+        }
         while true {
-            // 1. The retry a handler or the policy asked for: count it, then wait if it has a wait.
+            // 1. The wait the decided retry asks for: backoff, Retry-After, re-authentication.
             var waited: TimeInterval = 0
             if let next = retry {
                 retry = nil
                 client = next.client ?? client
                 waited = next.delay
-                var failure = isCancelled(signal) ? .cancelled : countRetry(next, on: client, record: &record)
-                if failure == nil {
-                    events?.report(.retryScheduled(attempt: record.attempts + 1, delay: next.delay), on: client)
-                    failure = await wait(for: next, on: client, record: record, signal: signal, events: events)
-                }
-                if let failure {
+                events?.report(.retryScheduled(attempt: record.attempts + 1, delay: next.delay), on: client)
+                if let failure = await wait(
+                    for: next, on: client, rules: snapshot.rules, record: record, signal: signal, events: events)
+                {
                     // The budget token of a policy retry that will not be sent goes back.
                     if next.tookBudgetToken { client.retryBudget.returnToken() }
-                    return await finish(
-                        with: failure, on: client, execution: id, record: record)
+                    return await finish(with: failure, on: client, execution: id, record: record)
                 }
             }
-            if let stop = stopReason(on: client, record: record, signal: signal) {
-                return await finish(
-                    with: stop, on: client, execution: id, record: record)
+            let now = client.configuration.clock.now()
+            if let stop = RetryDecision.beforeAttempt(
+                rules: snapshot.rules, record: record, now: now, cancelled: isCancelled(signal))
+            {
+                return await finish(with: stop, on: client, execution: id, record: record)
             }
-            // 2. execute(request:) decides whether and when the attempt goes; its super call gives the go-ahead.
-            var go: Raced<SimpleNetworking?>? = (sender ?? requestGoAhead(from: client)).map { .done($0) }
-            sender = nil
-            if go == nil {
-                let (remaining, clock) = (remaining(on: client, record: record), client.configuration.clock)
-                go = await interruptible(signal) {
-                    await race(remaining, clock: clock) { await self.awaitGoAhead() }
+            // 2. execute(request:), the outermost stage: its super call opens the gate, at once, later, or never.
+            var chosen = given
+            given = nil
+            if chosen == nil {
+                let gate = passExecute(on: client)
+                if let opened = gate.offered {
+                    chosen = opened
+                } else {
+                    let (remaining, clock) = (snapshot.rules.remaining(record, now: now), client.configuration.clock)
+                    let raced = await interruptible(signal) {
+                        await race(remaining, clock: clock) {
+                            await withTaskCancellationHandler {
+                                await gate.value()
+                            } onCancel: {
+                                gate.offer(nil)
+                            }
+                        }
+                    }
+                    if case .done(let opened) = raced { chosen = opened }
                 }
             }
-            guard case .done(let chosen?) = go else {
-                let failure = stopReason(on: client, record: record, signal: signal) ?? .cancelled
-                return await finish(
-                    with: failure, on: client, execution: id, record: record)
+            guard let chosen else {
+                let failure =
+                    RetryDecision.beforeAttempt(
+                        rules: snapshot.rules, record: record, now: client.configuration.clock.now(),
+                        cancelled: isCancelled(signal)) ?? .cancelled
+                return await finish(with: failure, on: client, execution: id, record: record)
             }
-            // 3. The attempt, through the interceptors, with its redirects; an interceptor may ask for another.
-            let sent = await attempt(on: chosen, record: &record, signal: signal)
+            // 3. The attempt, from one snapshot of the request, through the interceptors, with its redirects.
+            snapshot = state.withLock { $0.snapshot(on: chosen) }
+            let sent = await attempt(snapshot, on: chosen, record: &record, signal: signal)
             if sent.request != nil {
                 var asked: (retry: Retry, interceptor: String)?
                 if let intercepted = sent.intercepted {
                     asked = await interceptorRetry(
                         after: sent.outcome, interceptors: intercepted.interceptors, context: intercepted.context,
-                        signal: signal)
+                        streamedBody: snapshot.parts.hasStreamedBody, signal: signal)
                 }
                 record.history.append(
                     RequestAttempt(
@@ -206,63 +235,33 @@ extension SimpleRequest {
                 publish(record)
                 if let asked {
                     // The handlers of an outcome an interceptor retries do not run.
-                    retry = asked.retry
-                    continue
+                    switch RetryDecision.take(asked.retry, rules: snapshot.rules, record: &record) {
+                    case .retry(let taken):
+                        retry = taken
+                        continue
+                    case .finish(let outcome, _), .deliver(let outcome):
+                        let failure = outcome.failure ?? .cancelled
+                        return await finish(with: failure, on: chosen, execution: id, record: record)
+                    }
                 }
             }
-            // 4. The handlers, and what they decide.
-            let context = HandlingContext(record: record, valueStep: valueStep)
-            switch await runHandlers(for: sent.outcome, on: chosen, execution: id, context: context) {
-            case .finish(let outcome):
-                return outcome
-            case .retry(let next):
-                retry = next
+            // 4. The handlers, and the decision around them.
+            let context = HandlingContext(snapshot: snapshot, record: record, valueStep: valueStep)
+            let (decision, judged) = await runHandlers(for: sent.outcome, on: chosen, execution: id, context: context)
+            record = judged
+            switch decision {
+            case .finish(let outcome): return outcome
+            case .retry(let next): retry = next
             }
         }
-    }
-
-    /// Counts a handler retry against the retry limit.
-    /// - Returns: ``SimpleNetworkingError/retryLimitExceeded(attempts:response:)`` past the limit, else `nil`.
-    private func countRetry(_ retry: Retry, on client: SimpleNetworking, record: inout ExecutionRecord)
-        -> SimpleNetworkingError?
-    {
-        guard retry.countsAgainstLimit else { return nil }
-        record.handlerRetries += 1
-        let limit = state.withLock { $0.maximumRetries } ?? client.configuration.maximumRetries
-        guard record.handlerRetries > limit else { return nil }
-        record.exhausted = true
-        return .retryLimitExceeded(attempts: record.attempts, response: record.lastResponse)
-    }
-
-    /// Why the execution must stop before its next attempt: cancelled, or past its deadline.
-    private func stopReason(on client: SimpleNetworking, record: ExecutionRecord, signal: CancellationSignal?)
-        -> SimpleNetworkingError?
-    {
-        if isCancelled(signal) { return .cancelled }
-        if let remaining = remaining(on: client, record: record), remaining <= 0 {
-            return .deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: record.history)
-        }
-        return nil
-    }
-
-    /// The configured overall deadline, in seconds from the start of the execution.
-    func deadline(on client: SimpleNetworking) -> TimeInterval? {
-        state.withLock { $0.deadline } ?? client.configuration.deadline
-    }
-
-    /// Seconds left before the overall deadline, or `nil` when there is none.
-    func remaining(on client: SimpleNetworking, record: ExecutionRecord) -> TimeInterval? {
-        guard let deadline = deadline(on: client) else { return nil }
-        let now = client.configuration.clock.now()
-        return deadline - now.timeIntervalSince(record.startedAt ?? now)
     }
 
     /// Waits before a retry: the backoff or `Retry-After` delay, then the retry's operation (re-authentication).
     /// `events` reports a wait that ends with the retry going ahead.
     /// - Returns: Why the retry cannot go ahead, or `nil` when it can.
     private func wait(
-        for retry: Retry, on client: SimpleNetworking, record: ExecutionRecord, signal: CancellationSignal?,
-        events: ExecutionEvents?
+        for retry: Retry, on client: SimpleNetworking, rules: RetryDecision.Rules, record: ExecutionRecord,
+        signal: CancellationSignal?, events: ExecutionEvents?
     ) async -> SimpleNetworkingError? {
         let clock = client.configuration.clock
         let waitStart = retry.delay > 0 || retry.operation != nil ? events.map { _ in clock.now() } : nil
@@ -276,7 +275,7 @@ extension SimpleRequest {
             if !slept { failure = .cancelled }
         }
         if failure == nil, let operation = retry.operation {
-            let remaining = remaining(on: client, record: record)
+            let remaining = rules.remaining(record, now: clock.now())
             let outcome = await interruptible(signal) {
                 await race(remaining, clock: clock) {
                     do throws(SimpleNetworkingError) {
@@ -289,7 +288,7 @@ extension SimpleRequest {
             }
             switch outcome {
             case .done(let error): failure = error
-            case .deadline: failure = .deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: record.history)
+            case .deadline: failure = rules.deadlineExceeded(record)
             }
         }
         if failure == nil, isCancelled(signal) { failure = .cancelled }
@@ -315,29 +314,29 @@ extension SimpleRequest {
         return await signal.withCancellationHandler({ await task.value }, onCancel: { task.cancel() })
     }
 
-    /// Sends one attempt on `client`: builds the request, then sends it and follows its redirects.
+    /// Sends one attempt on `client` from `snapshot`: builds the request, then sends it and follows its redirects.
     /// - Returns: The outcome, the request sent (`nil` when it could not be built), and the interceptors it went
     ///   through with their context, when it went through any.
     private func attempt(
-        on client: SimpleNetworking, record: inout ExecutionRecord, signal: CancellationSignal?
+        _ snapshot: Snapshot, on client: SimpleNetworking, record: inout ExecutionRecord, signal: CancellationSignal?
     ) async -> (
         outcome: Outcome, request: HTTPRequest?,
         intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
     ) {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
-        var parts = state.withLock { $0.parts }
+        var parts = snapshot.parts
+        let rules = snapshot.rules
+        let remaining = rules.remaining(record, now: client.configuration.clock.now())
         // An event stream's body is bounded by its idle timeout, not by the attempt timeout nor the deadline.
         parts.timeout =
             parts.unboundedBody
             ? SimpleNetworking.Configuration.maximumTimeout
             : client.configuration.attemptTimeout(requested: parts.timeout)
         var clippedDeadline: TimeInterval?
-        if !parts.unboundedBody, let remaining = remaining(on: client, record: record),
-            remaining < parts.timeout ?? .infinity
-        {
+        if !parts.unboundedBody, let remaining, remaining < parts.timeout ?? .infinity {
             parts.timeout = remaining
-            clippedDeadline = deadline(on: client)
+            clippedDeadline = rules.deadline
         }
         let request: HTTPRequest
         // A form with large files is written to a temporary file for this attempt, removed when it ends.
@@ -368,10 +367,10 @@ extension SimpleRequest {
             let context = InterceptorContext(
                 client: client, requestID: parts.safety.requestID, attempt: record.attempts)
             intercepted = (interceptors, context)
-            let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: deadline(on: client) ?? 0, attempts: [])
+            let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: rules.deadline ?? 0, attempts: [])
             outcome = await Self.intercepted(
-                request, through: interceptors, context: context, signal: signal,
-                remaining: remaining(on: client, record: record), deadlineError: deadlineError
+                request, through: interceptors, context: context, signal: signal, remaining: remaining,
+                deadlineError: deadlineError
             ) { [parts] request throws(SimpleNetworkingError) in
                 try await client.perform(request, for: parts, destination: destination, signal: nil, timer: timer)
             }
@@ -444,10 +443,10 @@ extension SimpleRequest {
         with failure: SimpleNetworkingError, on client: SimpleNetworking, execution id: Int, record: ExecutionRecord
     ) async -> Outcome {
         let error = failure.withAttempts(record.history)
-        end(id, record: record)
-        let (errorHandlers, completions) = state.withLock {
-            ($0.handlers.errorHandlers, $0.handlers.completionHandlers)
+        let (errorHandlers, completions, progress) = state.withLock {
+            ($0.handlers.errorHandlers, $0.handlers.completionHandlers, $0.parts.progress)
         }
+        end(id, record: record, progress: progress)
         await client.configuration.handlerQueue.run {
             for handler in errorHandlers { handler(error, error.response) }
             for completion in completions { completion() }
@@ -457,11 +456,11 @@ extension SimpleRequest {
 
     /// Makes `record` what ``attemptCount``, ``attempts`` and late retries see.
     private func publish(_ record: ExecutionRecord) {
-        state.withLock { $0.record = record }
+        execution.withLock { $0.record = record }
     }
 
     /// The credential epoch the latest attempt was sent with.
-    var credentialEpoch: Int { state.withLock { $0.record.credentialEpoch } }
+    var credentialEpoch: Int { execution.withLock { $0.record.credentialEpoch } }
 }
 
 extension Result {

@@ -56,20 +56,20 @@ extension SimpleRequest {
         after operation: (@Sendable () async throws(SimpleNetworkingError) -> Void)?
     ) {
         var retry = Retry(client: requestedClient, countsAgainstLimit: true, operation: operation)
-        let late = state.withLock { state -> (client: SimpleNetworking, continuing: Bool)? in
-            guard let client = requestedClient ?? state.client, !state.record.exhausted else { return nil }
-            if let live = state.live {
+        let late = execution.withLock { slot -> (client: SimpleNetworking, continuing: Bool)? in
+            guard let client = requestedClient ?? slot.client, !slot.record.exhausted else { return nil }
+            if let live = slot.live {
                 // Only the handlers of the current response may ask; a retry asked for twice runs once.
-                if live.isHandling, live.requestedRetry == nil { state.live?.requestedRetry = retry }
+                if live.isHandling, live.requestedRetry == nil { slot.live?.requestedRetry = retry }
                 return nil
             }
-            return (client, state.record.startedAt != nil)
+            return (client, slot.record.startedAt != nil)
         }
         guard let late else { return }
         // After the end: a new execution that continues the count, so a deferred retry cannot loop forever. A
         // request that never ran simply starts.
         retry.countsAgainstLimit = late.continuing
-        _ = start(on: late.client, continuing: late.continuing, retry: retry)
+        _ = start(on: late.client, beginning: .lateRetry(retry), continuing: late.continuing)
     }
 
     /// Marks `status` as re-authenticated for this request; `false` when it already is.
@@ -78,5 +78,5 @@ extension SimpleRequest {
     }
 
     /// Whether the current execution was started inside ``SimpleNetworking/authenticate()``.
-    var isAuthenticationExecution: Bool { state.withLock { $0.record.isAuthentication } }
+    var isAuthenticationExecution: Bool { execution.withLock { $0.record.isAuthentication } }
 }

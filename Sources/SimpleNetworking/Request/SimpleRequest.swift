@@ -15,8 +15,11 @@ import Foundation
 ///
 /// `SimpleRequest` is safe to use from any thread.
 public final class SimpleRequest: Sendable {
-    /// Every mutable property, behind one lock.
+    /// What the request is built from: every builder method changes it, and each attempt copies it once
+    /// (``Snapshot``).
     let state: Locked<State>
+    /// The execution in progress and what the last one did, behind a lock of their own.
+    let execution = Locked(ExecutionSlot())
 
     /// Creates a request for a path relative to the client's base URL.
     /// - Parameters:
@@ -47,17 +50,17 @@ public final class SimpleRequest: Sendable {
     public var httpStatusHandlers: HTTPStatusHandlers { state.withLock { $0.handlers.statusHandlers } }
 
     /// The client this request is bound to or last ran on.
-    public var client: SimpleNetworking? { state.withLock { $0.client } }
+    public var client: SimpleNetworking? { execution.withLock { $0.client } }
 
     /// How many attempts have been sent in the current execution.
-    public var attemptCount: Int { state.withLock { $0.record.attempts } }
+    public var attemptCount: Int { execution.withLock { $0.record.attempts } }
 
     /// The attempts of the current execution so far, oldest first.
-    public var attempts: [RequestAttempt] { state.withLock { $0.record.history } }
+    public var attempts: [RequestAttempt] { execution.withLock { $0.record.history } }
 
     /// Binds the request to a client, so ``retry()`` and ``response(on:)`` know where to run.
     func bind(to client: SimpleNetworking) -> Self {
-        state.withLock { $0.client = client }
+        execution.withLock { $0.client = client }
         return self
     }
 
@@ -199,7 +202,7 @@ extension SimpleRequest {
         }
     }
 
-    /// Everything mutable about a request: what it sends, its handlers, and its executions.
+    /// What a request is built from: what it sends, its handlers and its retry settings.
     struct State: Sendable {
         /// What each attempt is built from: the one copy of the request's fields.
         var parts: Parts
@@ -208,29 +211,33 @@ extension SimpleRequest {
         var maximumRetries: Int?
         var retryPolicy: RetryPolicy?
         var deadline: TimeInterval?
-        var client: SimpleNetworking?
-        /// What the current or last execution has done, as its loop last published it.
-        var record = ExecutionRecord()
-        /// The execution in progress, if any.
-        var live: LiveExecution?
-        /// How many executions have started, for their ids.
-        var executions = 0
-        /// An execution ended while waiting for `super` in ``SimpleNetworking/execute(request:)``: a late `super`
-        /// call for it is ignored.
-        var unansweredGoAhead = false
         /// Statuses ``SimpleNetworking/reauthenticate(_:on:)`` has installed a handler for.
         var reauthenticationStatuses: Set<Int> = []
         /// The event stream settings this request asked for (``SimpleRequest/eventStream(_:)``).
         var eventStreamOptions: EventStreamOptions?
         /// The handlers of ``SimpleRequest/on(event:)``.
         var eventHandlers: [@Sendable (ServerSentEvent) -> Void] = []
-        /// The task that runs the event handlers of an executed event stream, cancelled by ``SimpleRequest/cancel()``.
-        var eventStreamTask: Task<Void, Never>?
 
         init(method: HTTPMethod, target: Target) {
             parts = Parts(method: method, target: target)
         }
 
+        /// The copy one attempt is built and judged from, with the client's settings where the request has none.
+        func snapshot(on client: SimpleNetworking) -> Snapshot {
+            let configuration = client.configuration
+            let rules = RetryDecision.Rules(
+                policy: retryPolicy ?? configuration.retryPolicy, method: parts.method, headers: parts.headers,
+                limit: maximumRetries ?? configuration.maximumRetries, deadline: deadline ?? configuration.deadline)
+            return Snapshot(parts: parts, handlers: handlers, rules: rules)
+        }
+    }
+
+    /// What one attempt is built and judged from: a copy of the request as built, taken once its go-ahead came, so
+    /// that nothing the execution reads changes under it.
+    struct Snapshot: Sendable {
+        var parts: Parts
+        var handlers: Handlers
+        var rules: RetryDecision.Rules
     }
 
     /// The fields of a request that an attempt is built from, and where its answer's body goes.
