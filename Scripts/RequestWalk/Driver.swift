@@ -121,5 +121,6 @@ struct RequestWalk {
         guard walk_trace_dump(arguments[2]) >= 0 else { exit(4) }
         api.close()
         server.terminate()
+        server.waitUntilExit()
     }
 }
