@@ -65,7 +65,8 @@ func serve() throws {
 /// Starts `serve` in a child process; returns it and the port it serves on.
 func startServer() throws -> (Process, Int) {
     let child = Process()
-    child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    child.executableURL = URL(
+        fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
     child.arguments = ["serve"]
     let output = Pipe()
     child.standardOutput = output

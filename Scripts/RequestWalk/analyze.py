@@ -60,7 +60,8 @@ def walk(entries, symbols, ignored=()):
             generated += 1
             continue
         seen.add(path)
-        if path.startswith(LIBRARY) and path[len(LIBRARY):] not in ignored:
+        inside = path[len(LIBRARY):]
+        if path.startswith(LIBRARY) and not any(inside == i or (i.endswith("/") and inside.startswith(i)) for i in ignored):
             files[path] = files.get(path, 0) + 1
             sequence.append(path)
             after += answered

@@ -43,6 +43,11 @@ open class SimpleNetworking: @unchecked Sendable {
     let retryBudget: RetryTokenBucket
     /// The configured sensitive header and query parameter names, lowercased once for matching.
     let sensitiveData: SensitiveData
+    /// Whether anything receives this client's events: an ``Configuration/eventHandler`` or an
+    /// ``Configuration/eventMonitors`` entry (<doc:Interceptors>). Without either, no event is made, and an attempt
+    /// reads no clock for its timings. Stored, so that a request nobody observes does not enter the observability
+    /// code at all.
+    let isObserved: Bool
 
     /// Creates a client with its own ephemeral URLSession, or with `session` if you pass one.
     ///
@@ -73,6 +78,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
+        self.isObserved = configuration.eventHandler != nil || !configuration.eventMonitors.isEmpty
         self.transport = transport
         self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }
@@ -119,6 +125,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
+        self.isObserved = configuration.eventHandler != nil || !configuration.eventMonitors.isEmpty
         self.transport = transport
         self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }

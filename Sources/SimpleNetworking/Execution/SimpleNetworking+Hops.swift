@@ -94,7 +94,7 @@ extension SimpleNetworking {
             let own = request.headers.values(for: "Cookie").filter { !$0.isEmpty }
             request.headers["Cookie"] = (own + [jarCookies]).joined(separator: "; ")
         }
-        emit(.willSend, for: request, requestID: requestID)
+        if isObserved { emit(.willSend, for: request, requestID: requestID) }
         return request
     }
 
@@ -108,7 +108,7 @@ extension SimpleNetworking {
             throw .responseTooLarge(limit: options.maximumResponseBodySize)
         }
         cookieJar?.receive(setCookie: response.headers.values(for: "Set-Cookie"), from: request.url)
-        emit(.didReceiveResponse(statusCode: response.statusCode), for: request, requestID: requestID)
+        if isObserved { emit(.didReceiveResponse(statusCode: response.statusCode), for: request, requestID: requestID) }
     }
 
     /// Applies the redirect rules to a hop's response, reporting what they decided.

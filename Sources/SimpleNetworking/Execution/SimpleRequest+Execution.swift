@@ -359,7 +359,7 @@ extension SimpleRequest {
         record.credentialEpoch = epoch
         publish(record)
         let destination = parts.receiving.map(makeDestination)
-        let timer = AttemptTimer.observing(client)
+        let timer = client.isObserved ? AttemptTimer(clock: client.configuration.clock) : nil
         var outcome: Outcome
         var intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
         if !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {

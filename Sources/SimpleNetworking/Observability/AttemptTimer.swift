@@ -16,13 +16,8 @@ struct AttemptTimer: Sendable {
     private let start: Date
     private let marks = Locked(Marks())
 
-    /// A timer for an attempt of `client` that starts now, or `nil` when nothing listens to `client`'s events.
-    static func observing(_ client: SimpleNetworking) -> AttemptTimer? {
-        guard client.isObserved else { return nil }
-        return AttemptTimer(clock: client.configuration.clock)
-    }
-
-    private init(clock: SimpleClock) {
+    /// A timer that starts now.
+    init(clock: SimpleClock) {
         self.clock = clock
         start = clock.now()
     }

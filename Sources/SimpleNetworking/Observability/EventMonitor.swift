@@ -17,13 +17,6 @@ public protocol EventMonitor: Sendable {
 }
 
 extension SimpleNetworking {
-    /// Whether anything receives this client's events: an ``Configuration/eventHandler`` or an
-    /// ``Configuration/eventMonitors`` entry. Without either, no event is made, and an attempt reads no clock for
-    /// its timings.
-    var isObserved: Bool {
-        configuration.eventHandler != nil || !configuration.eventMonitors.isEmpty
-    }
-
     /// Hands `event` to the event handler, then to each monitor in order.
     func deliver(_ event: NetworkEvent) {
         configuration.eventHandler?(event)
