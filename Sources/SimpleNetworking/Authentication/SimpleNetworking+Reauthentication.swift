@@ -46,3 +46,10 @@ extension SimpleNetworking {
         }
     }
 }
+
+extension SimpleRequest {
+    /// Marks `status` as re-authenticated for this request; `false` when it already is.
+    func installReauthentication(on status: Int) -> Bool {
+        state.withLock { $0.reauthenticationStatuses.insert(status).inserted }
+    }
+}

@@ -35,8 +35,8 @@ extension SimpleNetworking {
         let requestID = parts.safety.requestID
         let clock = configuration.clock
         let deadline = clock.now().addingTimeInterval(options.timeout)
-        let policy = parts.safety.redirectPolicy ?? configuration.redirectPolicy
-        var chain = RedirectChain(original: request, policy: policy, sensitiveData: sensitiveData)
+        // Made at the first redirect: most requests have none.
+        var chain: RedirectChain?
         var current = request
         while true {
             let response: SimpleResponse
@@ -64,7 +64,15 @@ extension SimpleNetworking {
                 emit(.failed(error), for: current, requestID: requestID)
                 throw error
             }
-            switch try nextHop(after: response, to: current, in: &chain, requestID: requestID) {
+            guard response.isRedirection else { return response }
+            var redirects =
+                chain
+                ?? RedirectChain(
+                    original: request, policy: parts.safety.redirectPolicy ?? configuration.redirectPolicy,
+                    sensitiveData: sensitiveData)
+            let step = try nextHop(after: response, to: current, in: &redirects, requestID: requestID)
+            chain = redirects
+            switch step {
             case .deliver:
                 return response
             case .follow(let next, _):

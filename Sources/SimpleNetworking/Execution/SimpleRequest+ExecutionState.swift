@@ -29,6 +29,14 @@ extension SimpleRequest {
         }
     }
 
+    /// What one attempt is built and judged from: a copy of the request as built, taken once its go-ahead came, so
+    /// that nothing the execution reads changes under it.
+    struct Snapshot: Sendable {
+        var parts: Parts
+        var handlers: Handlers
+        var rules: RetryDecision.Rules
+    }
+
     /// What an execution has done so far. The loop owns it and publishes a copy; it outlives the execution, so a
     /// ``retry()`` after the end continues the count instead of starting a fresh limit.
     package struct ExecutionRecord: Sendable {
@@ -144,5 +152,16 @@ extension SimpleRequest {
     /// Ends execution `id`, if it is still the live one (``ExecutionSlot/end(_:record:)``).
     func end(_ id: Int, record: ExecutionRecord, progress: ProgressReporter?) {
         if execution.withLock({ $0.end(id, record: record) }) { progress?.finishUpdates() }
+    }
+}
+
+extension SimpleRequest.State {
+    /// The copy one attempt is built and judged from, with the client's settings where the request has none.
+    func snapshot(on client: SimpleNetworking) -> SimpleRequest.Snapshot {
+        let configuration = client.configuration
+        let rules = RetryDecision.Rules(
+            policy: retryPolicy ?? configuration.retryPolicy, method: parts.method, headers: parts.headers,
+            limit: maximumRetries ?? configuration.maximumRetries, deadline: deadline ?? configuration.deadline)
+        return SimpleRequest.Snapshot(parts: parts, handlers: handlers, rules: rules)
     }
 }

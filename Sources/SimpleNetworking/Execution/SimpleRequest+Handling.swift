@@ -25,18 +25,22 @@ extension SimpleRequest {
         var valueStep: Transform?
     }
 
-    /// Runs the handlers for `outcome` and the decision they lead to, as one job on the handler queue; a 2xx of a
-    /// request with no handlers at all is decided in the execution's task instead: the job would cost two thread
-    /// switches per request and run none of the app's code.
+    /// Runs the handlers for `outcome` and the decision they lead to, as one job on the handler queue; right here, in
+    /// the execution's task, when the queue runs handlers there (``HandlerQueue/background``), and for a 2xx of a
+    /// request with no handlers at all: the job would cost two thread switches per request and run none of the app's
+    /// code.
     /// - Returns: The decision, and the record with the retry it counted.
     func runHandlers(
         for outcome: Outcome, on client: SimpleNetworking, execution id: Int, context: HandlingContext
     ) async -> (Decision, ExecutionRecord) {
         let transformed = transformedValue(of: outcome, on: client, context: context)
+        let queue = client.configuration.handlerQueue
+        var inExecution = queue.runsHandlersInExecution
         if case .success(let response) = outcome, response.isSuccess, !context.snapshot.handlers.hasHandlers {
-            return decide(outcome, transformed: transformed, on: client, execution: id, context: context)
+            inExecution = true
         }
-        return await client.configuration.handlerQueue.run {
+        if inExecution { return decide(outcome, transformed: transformed, on: client, execution: id, context: context) }
+        return await queue.run {
             self.decide(outcome, transformed: transformed, on: client, execution: id, context: context)
         }
     }

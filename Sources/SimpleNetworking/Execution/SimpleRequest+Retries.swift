@@ -72,11 +72,6 @@ extension SimpleRequest {
         _ = start(on: late.client, beginning: .lateRetry(retry), continuing: late.continuing)
     }
 
-    /// Marks `status` as re-authenticated for this request; `false` when it already is.
-    func installReauthentication(on status: Int) -> Bool {
-        state.withLock { $0.reauthenticationStatuses.insert(status).inserted }
-    }
-
     /// Whether the current execution was started inside ``SimpleNetworking/authenticate()``.
     var isAuthenticationExecution: Bool { execution.withLock { $0.record.isAuthentication } }
 }

@@ -1,14 +1,6 @@
 import Foundation
 
 extension SimpleRequest {
-    /// Per-request overrides of the client's safety settings, and the request's identity in events.
-    struct SafetySettings: Sendable {
-        /// The same for every attempt and redirect of this request, in ``NetworkEvent/requestID``.
-        let requestID = RequestIdentity.next()
-        var redirectPolicy: RedirectPolicy?
-        var maximumResponseBodySize: Int?
-    }
-
     /// Sets which redirects this request follows.
     ///
     /// Default: the client's ``SimpleNetworking/Configuration/redirectPolicy``, which follows up to 10.

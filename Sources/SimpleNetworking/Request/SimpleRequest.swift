@@ -221,23 +221,6 @@ extension SimpleRequest {
         init(method: HTTPMethod, target: Target) {
             parts = Parts(method: method, target: target)
         }
-
-        /// The copy one attempt is built and judged from, with the client's settings where the request has none.
-        func snapshot(on client: SimpleNetworking) -> Snapshot {
-            let configuration = client.configuration
-            let rules = RetryDecision.Rules(
-                policy: retryPolicy ?? configuration.retryPolicy, method: parts.method, headers: parts.headers,
-                limit: maximumRetries ?? configuration.maximumRetries, deadline: deadline ?? configuration.deadline)
-            return Snapshot(parts: parts, handlers: handlers, rules: rules)
-        }
-    }
-
-    /// What one attempt is built and judged from: a copy of the request as built, taken once its go-ahead came, so
-    /// that nothing the execution reads changes under it.
-    struct Snapshot: Sendable {
-        var parts: Parts
-        var handlers: Handlers
-        var rules: RetryDecision.Rules
     }
 
     /// The fields of a request that an attempt is built from, and where its answer's body goes.
@@ -277,6 +260,15 @@ extension SimpleRequest {
             !statusHandlers.isEmpty || !errorHandlers.isEmpty || !successHandlers.isEmpty || !valueHandlers.isEmpty
                 || !completionHandlers.isEmpty
         }
+    }
+
+    /// Per-request overrides of the client's safety settings (<doc:SecurityDefaults>), and the request's identity in
+    /// events.
+    struct SafetySettings: Sendable {
+        /// The same for every attempt and redirect of this request, in ``NetworkEvent/requestID``.
+        let requestID = RequestIdentity.next()
+        var redirectPolicy: RedirectPolicy?
+        var maximumResponseBodySize: Int?
     }
 
     /// Where the body of a 2xx response goes instead of memory.

@@ -96,6 +96,14 @@ public struct SimpleResponse: Sendable {
     /// Whether the status is in the 2xx range.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
 
+    /// Whether the status is one a client may follow to its `Location`: 301, 302, 303, 307 or 308.
+    var isRedirection: Bool {
+        switch statusCode {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
     /// The body as a JSON object (a dictionary), or `nil` when it is empty, not JSON, or not an object.
     ///
     /// This mirrors the common `response.json?["token"] as? String`; use ``jsonValue()`` for a thrown reason.

@@ -18,9 +18,6 @@ struct RedirectChain {
         case follow(HTTPRequest, hop: RedirectHop)
     }
 
-    /// The statuses that are followed; 300 and 304 are not redirects to follow.
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-
     /// Headers that describe a body, removed when a redirect turns the request into a GET without one.
     static let bodyHeaders = [
         "Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
@@ -48,7 +45,8 @@ struct RedirectChain {
     /// - Throws: ``SimpleNetworkingError/tooManyRedirects(limit:)`` or
     ///   ``SimpleNetworkingError/redirectRefused(reason:)``.
     mutating func step(after response: SimpleResponse, to request: HTTPRequest) throws(SimpleNetworkingError) -> Step {
-        guard Self.redirectStatuses.contains(response.statusCode) else { return .deliver }
+        // 300 and 304 are not redirects to follow (SimpleResponse.isRedirection).
+        guard response.isRedirection else { return .deliver }
         if case .doNotFollow = policy.rule { return .deliver }
         guard let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces),
             !location.isEmpty

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A value handed over once, from whichever side comes first, to one waiter.
-final class Rendezvous<Value: Sendable>: Sendable {
+/// A value handed over once, from whichever side comes first, to one waiter. Copies share it: one allocation, its
+/// lock's.
+struct Rendezvous<Value: Sendable>: Sendable {
     private struct State {
         var value: Value?
         var waiter: CheckedContinuation<Value, Never>?
