@@ -114,9 +114,11 @@ extension SimpleRequest {
     ) -> Int? {
         let now = client.configuration.clock.now()
         let isAuthenticating = Reauthentication.isAuthenticating
+        let deadline = state.withLock { $0.deadline } ?? client.configuration.deadline
         return execution.withLock { slot in
             guard slot.live == nil else { return nil }
             if !continuing { slot.record = ExecutionRecord(startedAt: now) }
+            slot.record.deadline = deadline
             slot.record.isAuthentication = isAuthenticating
             slot.client = client
             slot.executions += 1
@@ -154,14 +156,14 @@ extension SimpleRequest {
     ) async -> Outcome {
         var record = execution.withLock { $0.record }
         var client = first
-        var snapshot = state.withLock { $0.snapshot(on: first) }
         var retry: Retry?
         var given: SimpleNetworking?
         switch beginning {
         case .attempt: break
         case .goAhead(let sender): given = sender
         case .lateRetry(let late):
-            switch RetryDecision.take(late, rules: snapshot.rules, record: &record) {
+            let limit = state.withLock { $0.maximumRetries } ?? first.configuration.maximumRetries
+            switch RetryDecision.take(late, limit: limit, record: &record) {
             case .retry(let taken): retry = taken
             case .finish(let outcome, _), .deliver(let outcome):
                 return await finish(with: outcome.failure ?? .cancelled, on: client, execution: id, record: record)
@@ -175,18 +177,14 @@ extension SimpleRequest {
                 client = next.client ?? client
                 waited = next.delay
                 events?.report(.retryScheduled(attempt: record.attempts + 1, delay: next.delay), on: client)
-                if let failure = await wait(
-                    for: next, on: client, rules: snapshot.rules, record: record, signal: signal, events: events)
-                {
+                if let failure = await wait(for: next, on: client, record: record, signal: signal, events: events) {
                     // The budget token of a policy retry that will not be sent goes back.
                     if next.tookBudgetToken { client.retryBudget.returnToken() }
                     return await finish(with: failure, on: client, execution: id, record: record)
                 }
             }
             let now = client.configuration.clock.now()
-            if let stop = RetryDecision.beforeAttempt(
-                rules: snapshot.rules, record: record, now: now, cancelled: isCancelled(signal))
-            {
+            if let stop = RetryDecision.beforeAttempt(record: record, now: now, cancelled: isCancelled(signal)) {
                 return await finish(with: stop, on: client, execution: id, record: record)
             }
             // 2. execute(request:), the outermost stage: its super call opens the gate, at once, later, or never.
@@ -194,31 +192,25 @@ extension SimpleRequest {
             given = nil
             if chosen == nil {
                 let gate = passExecute(on: client)
-                if let opened = gate.offered {
+                if case .some(let opened) = gate.opened {
                     chosen = opened
                 } else {
-                    let (remaining, clock) = (snapshot.rules.remaining(record, now: now), client.configuration.clock)
+                    let (remaining, clock) = (record.remaining(at: now), client.configuration.clock)
                     let raced = await interruptible(signal) {
-                        await race(remaining, clock: clock) {
-                            await withTaskCancellationHandler {
-                                await gate.value()
-                            } onCancel: {
-                                gate.offer(nil)
-                            }
-                        }
+                        await race(remaining, clock: clock) { await gate.value() }
                     }
                     if case .done(let opened) = raced { chosen = opened }
                 }
             }
             guard let chosen else {
+                let now = client.configuration.clock.now()
                 let failure =
-                    RetryDecision.beforeAttempt(
-                        rules: snapshot.rules, record: record, now: client.configuration.clock.now(),
-                        cancelled: isCancelled(signal)) ?? .cancelled
+                    RetryDecision.beforeAttempt(record: record, now: now, cancelled: isCancelled(signal))
+                    ?? .cancelled
                 return await finish(with: failure, on: client, execution: id, record: record)
             }
             // 3. The attempt, from one snapshot of the request, through the interceptors, with its redirects.
-            snapshot = state.withLock { $0.snapshot(on: chosen) }
+            let snapshot = state.withLock { $0.snapshot(on: chosen) }
             let sent = await attempt(snapshot, on: chosen, record: &record, signal: signal)
             if sent.request != nil {
                 var asked: (retry: Retry, interceptor: String)?
@@ -235,7 +227,7 @@ extension SimpleRequest {
                 publish(record)
                 if let asked {
                     // The handlers of an outcome an interceptor retries do not run.
-                    switch RetryDecision.take(asked.retry, rules: snapshot.rules, record: &record) {
+                    switch RetryDecision.take(asked.retry, limit: snapshot.rules.limit, record: &record) {
                     case .retry(let taken):
                         retry = taken
                         continue
@@ -260,8 +252,8 @@ extension SimpleRequest {
     /// `events` reports a wait that ends with the retry going ahead.
     /// - Returns: Why the retry cannot go ahead, or `nil` when it can.
     private func wait(
-        for retry: Retry, on client: SimpleNetworking, rules: RetryDecision.Rules, record: ExecutionRecord,
-        signal: CancellationSignal?, events: ExecutionEvents?
+        for retry: Retry, on client: SimpleNetworking, record: ExecutionRecord, signal: CancellationSignal?,
+        events: ExecutionEvents?
     ) async -> SimpleNetworkingError? {
         let clock = client.configuration.clock
         let waitStart = retry.delay > 0 || retry.operation != nil ? events.map { _ in clock.now() } : nil
@@ -275,7 +267,7 @@ extension SimpleRequest {
             if !slept { failure = .cancelled }
         }
         if failure == nil, let operation = retry.operation {
-            let remaining = rules.remaining(record, now: clock.now())
+            let remaining = record.remaining(at: clock.now())
             let outcome = await interruptible(signal) {
                 await race(remaining, clock: clock) {
                     do throws(SimpleNetworkingError) {
@@ -288,7 +280,7 @@ extension SimpleRequest {
             }
             switch outcome {
             case .done(let error): failure = error
-            case .deadline: failure = rules.deadlineExceeded(record)
+            case .deadline: failure = record.deadlineExceeded
             }
         }
         if failure == nil, isCancelled(signal) { failure = .cancelled }
@@ -326,8 +318,7 @@ extension SimpleRequest {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
         var parts = snapshot.parts
-        let rules = snapshot.rules
-        let remaining = rules.remaining(record, now: client.configuration.clock.now())
+        let remaining = record.remaining(at: client.configuration.clock.now())
         // An event stream's body is bounded by its idle timeout, not by the attempt timeout nor the deadline.
         parts.timeout =
             parts.unboundedBody
@@ -336,7 +327,7 @@ extension SimpleRequest {
         var clippedDeadline: TimeInterval?
         if !parts.unboundedBody, let remaining, remaining < parts.timeout ?? .infinity {
             parts.timeout = remaining
-            clippedDeadline = rules.deadline
+            clippedDeadline = record.deadline
         }
         let request: HTTPRequest
         // A form with large files is written to a temporary file for this attempt, removed when it ends.
@@ -367,7 +358,7 @@ extension SimpleRequest {
             let context = InterceptorContext(
                 client: client, requestID: parts.safety.requestID, attempt: record.attempts)
             intercepted = (interceptors, context)
-            let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: rules.deadline ?? 0, attempts: [])
+            let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: record.deadline ?? 0, attempts: [])
             outcome = await Self.intercepted(
                 request, through: interceptors, context: context, signal: signal, remaining: remaining,
                 deadlineError: deadlineError

@@ -15,7 +15,7 @@ extension SimpleRequest {
         var executions = 0
         /// The gate of the attempt waiting for `super` in ``SimpleNetworking/execute(request:)``; kept after its
         /// execution ended, so that a late `super` call for it opens it and sends nothing.
-        var gate: Rendezvous<SimpleNetworking?>?
+        var gate: Gate?
         /// The task that runs the event handlers of an executed event stream, cancelled by ``SimpleRequest/cancel()``.
         var eventStreamTask: Task<Void, Never>?
 
@@ -48,6 +48,9 @@ extension SimpleRequest {
         /// The credential epoch the latest attempt was sent with (see ``SimpleNetworking/reauthenticate(_:on:)``).
         var credentialEpoch = 0
         package var startedAt: Date?
+        /// The overall deadline in seconds from `startedAt`, fixed when the execution starts: the request's, else the
+        /// client's.
+        package var deadline: TimeInterval?
         /// The latest response, for ``SimpleNetworkingError/retryLimitExceeded(attempts:response:)``.
         package var lastResponse: SimpleResponse?
         /// Started inside ``SimpleNetworking/authenticate()``: never re-authenticated itself. Decided per execution,
@@ -56,12 +59,25 @@ extension SimpleRequest {
 
         /// A record of `attempts` attempts and `handlerRetries` retries asked for, started at `startedAt`.
         package init(
-            attempts: Int = 0, handlerRetries: Int = 0, exhausted: Bool = false, startedAt: Date? = nil
+            attempts: Int = 0, handlerRetries: Int = 0, exhausted: Bool = false, startedAt: Date? = nil,
+            deadline: TimeInterval? = nil
         ) {
             self.attempts = attempts
             self.handlerRetries = handlerRetries
             self.exhausted = exhausted
             self.startedAt = startedAt
+            self.deadline = deadline
+        }
+
+        /// Seconds left before the deadline at `now`, or `nil` when there is none.
+        package func remaining(at now: Date) -> TimeInterval? {
+            guard let deadline else { return nil }
+            return deadline - now.timeIntervalSince(startedAt ?? now)
+        }
+
+        /// The error of an execution past its deadline.
+        package var deadlineExceeded: SimpleNetworkingError {
+            .deadlineExceeded(seconds: deadline ?? 0, attempts: history)
         }
     }
 
@@ -120,12 +136,54 @@ extension SimpleRequest {
         }
     }
 
+    /// The one-shot gate of one attempt: `execute(request:)`'s `super` opens it with its client, once; cancellation
+    /// closes it with `nil`. Whichever comes first is what the waiting loop gets. Not generic, unlike ``Rendezvous``,
+    /// so that making one costs one allocation and no metadata lookup.
+    struct Gate: Sendable {
+        private struct State {
+            var opened: SimpleNetworking??
+            var waiter: CheckedContinuation<SimpleNetworking?, Never>?
+        }
+
+        private let state = Locked(State())
+
+        /// Opens the gate with `client`, or closes it with `nil`, unless either happened already.
+        func open(_ client: SimpleNetworking?) {
+            let waiter = state.withLock { state -> CheckedContinuation<SimpleNetworking?, Never>? in
+                guard state.opened == nil else { return nil }
+                state.opened = .some(client)
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: client)
+        }
+
+        /// What the gate was opened with, if it was.
+        var opened: SimpleNetworking?? { state.withLock { $0.opened } }
+
+        /// What the gate is opened with, once it is; `nil` when it is closed, as cancelling the waiting task does.
+        func value() async -> SimpleNetworking? {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let ready = state.withLock { state -> SimpleNetworking?? in
+                        if let opened = state.opened { return opened }
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                open(nil)
+            }
+        }
+    }
+
     /// Passes the next attempt through `client.execute(request:)`, the outermost stage, and opens a one-shot gate for
     /// its `super` call, which may come at once, later from any thread, or never.
     /// - Returns: The gate; its value is the client whose `super` gave the go-ahead, or `nil` when the wait was
     ///   cancelled.
-    func passExecute(on client: SimpleNetworking) -> Rendezvous<SimpleNetworking?> {
-        let gate = Rendezvous<SimpleNetworking?>()
+    func passExecute(on client: SimpleNetworking) -> Gate {
+        let gate = Gate()
         execution.withLock { $0.gate = gate }
         client.execute(request: self)
         return gate
@@ -135,7 +193,7 @@ extension SimpleRequest {
     /// it, or starts an execution when `execute(request:)` was called directly. A call with no gate to open while an
     /// execution runs is ignored.
     func sendAttempt(on client: SimpleNetworking) {
-        let gate = execution.withLock { slot -> Rendezvous<SimpleNetworking?>?? in
+        let gate = execution.withLock { slot -> Gate?? in
             if let gate = slot.gate {
                 slot.gate = nil
                 return .some(gate)
@@ -143,7 +201,7 @@ extension SimpleRequest {
             return slot.live == nil ? .some(nil) : .none
         }
         switch gate {
-        case .some(let gate?): gate.offer(client)
+        case .some(let gate?): gate.open(client)
         case .some(nil): _ = start(on: client, beginning: .goAhead(client))
         case .none: break
         }
@@ -161,7 +219,7 @@ extension SimpleRequest.State {
         let configuration = client.configuration
         let rules = RetryDecision.Rules(
             policy: retryPolicy ?? configuration.retryPolicy, method: parts.method, headers: parts.headers,
-            limit: maximumRetries ?? configuration.maximumRetries, deadline: deadline ?? configuration.deadline)
+            limit: maximumRetries ?? configuration.maximumRetries)
         return SimpleRequest.Snapshot(parts: parts, handlers: handlers, rules: rules)
     }
 }

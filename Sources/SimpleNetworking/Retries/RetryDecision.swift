@@ -1,8 +1,8 @@
 import Foundation
 
 /// The one place that decides whether an execution sends another attempt: pure functions from what an attempt ended
-/// with, what interceptors and handlers asked for, the retry policy, the retry limit, the deadline and the clock, to a
-/// verdict. The execution loop asks it and does what it says; nothing else decides (<doc:HowARequestRuns>).
+/// with, what interceptors and handlers asked for, the retry policy, the retry limit, the execution's record (its
+/// attempts, retries and deadline) and the clock, to a verdict. The execution loop asks it and does what it says; nothing else decides (<doc:HowARequestRuns>).
 ///
 /// An attempt is judged when it ends (``afterAttempt(_:rules:record:random:takeToken:)``, after the interceptors and
 /// the status handlers, before the success or error handlers), and, when that verdict is to end the execution, once
@@ -18,29 +18,13 @@ package enum RetryDecision {
         package var headers: HTTPHeaders
         /// How many retries interceptors and handlers may ask for in one execution.
         package var limit: Int
-        /// The overall deadline in seconds from the start of the execution, if any.
-        package var deadline: TimeInterval?
 
-        /// Rules from the request's (or client's) policy, limit and deadline.
-        package init(
-            policy: RetryPolicy, method: HTTPMethod, headers: HTTPHeaders, limit: Int, deadline: TimeInterval?
-        ) {
+        /// Rules from the request's (or client's) policy and limit.
+        package init(policy: RetryPolicy, method: HTTPMethod, headers: HTTPHeaders, limit: Int) {
             self.policy = policy
             self.method = method
             self.headers = headers
             self.limit = limit
-            self.deadline = deadline
-        }
-
-        /// Seconds left before the deadline at `now`, or `nil` when there is none.
-        package func remaining(_ record: SimpleRequest.ExecutionRecord, now: Date) -> TimeInterval? {
-            guard let deadline else { return nil }
-            return deadline - now.timeIntervalSince(record.startedAt ?? now)
-        }
-
-        /// The error of an execution past its deadline.
-        package func deadlineExceeded(_ record: SimpleRequest.ExecutionRecord) -> SimpleNetworkingError {
-            .deadlineExceeded(seconds: deadline ?? 0, attempts: record.history)
         }
     }
 
@@ -97,12 +81,12 @@ package enum RetryDecision {
         if ending.cancelled {
             return .deliver(.failure(SimpleNetworkingError.cancelled.withAttempts(record.history)))
         }
-        if let requested = ending.requested { return take(requested, rules: rules, record: &record) }
+        if let requested = ending.requested { return take(requested, limit: rules.limit, record: &record) }
         if ending.stopped, case .success(let response) = ending.outcome {
             return .finish(.failure(.stoppedByHandler(response)), errorHandlers: false)
         }
-        let remaining = rules.remaining(record, now: ending.now)
-        if let remaining, remaining <= 0 { return .deliver(.failure(rules.deadlineExceeded(record))) }
+        let remaining = record.remaining(at: ending.now)
+        if let remaining, remaining <= 0 { return .deliver(.failure(record.deadlineExceeded)) }
         if case .success(let response) = ending.outcome, response.isSuccess { return .deliver(ending.outcome) }
         guard !ending.streamedBody,
             let delay = rules.policy.retryDelay(
@@ -125,18 +109,18 @@ package enum RetryDecision {
         guard let requested, !cancelled, !record.exhausted else {
             return .finish(outcome, errorHandlers: errorHandlers)
         }
-        return take(requested, rules: rules, record: &record)
+        return take(requested, limit: rules.limit, record: &record)
     }
 
     /// A retry asked for by an interceptor or a handler, or after the execution ended (``SimpleRequest/retry()``):
     /// taken, unless it counts against the retry limit and the limit is spent; then the execution ends with
     /// ``SimpleNetworkingError/retryLimitExceeded(attempts:response:)`` and later retries do nothing.
     package static func take(
-        _ retry: SimpleRequest.Retry, rules: Rules, record: inout SimpleRequest.ExecutionRecord
+        _ retry: SimpleRequest.Retry, limit: Int, record: inout SimpleRequest.ExecutionRecord
     ) -> Verdict {
         guard retry.countsAgainstLimit else { return .retry(retry) }
         record.handlerRetries += 1
-        guard record.handlerRetries > rules.limit else { return .retry(retry) }
+        guard record.handlerRetries > limit else { return .retry(retry) }
         record.exhausted = true
         let error = SimpleNetworkingError.retryLimitExceeded(attempts: record.attempts, response: record.lastResponse)
         return .finish(.failure(error), errorHandlers: true)
@@ -144,10 +128,10 @@ package enum RetryDecision {
 
     /// Why the next attempt must not be sent: the execution was cancelled, or its deadline has passed.
     package static func beforeAttempt(
-        rules: Rules, record: SimpleRequest.ExecutionRecord, now: Date, cancelled: Bool
+        record: SimpleRequest.ExecutionRecord, now: Date, cancelled: Bool
     ) -> SimpleNetworkingError? {
         if cancelled { return .cancelled }
-        if let remaining = rules.remaining(record, now: now), remaining <= 0 { return rules.deadlineExceeded(record) }
+        if let remaining = record.remaining(at: now), remaining <= 0 { return record.deadlineExceeded }
         return nil
     }
 }

@@ -21,9 +21,6 @@ struct Rendezvous<Value: Sendable>: Sendable {
         waiter?.resume(returning: value)
     }
 
-    /// The value, if one was offered already.
-    var offered: Value? { state.withLock { $0.value } }
-
     /// The value, once one is offered.
     func value() async -> Value {
         await withCheckedContinuation { continuation in

@@ -105,9 +105,8 @@ struct RetryDecisionTests {
     func verdict(_ row: Row) {
         let start = Date(timeIntervalSince1970: 1_000_000)
         var record = SimpleRequest.ExecutionRecord(
-            attempts: row.attempts, handlerRetries: row.handlerRetries, startedAt: start)
-        let rules = RetryDecision.Rules(
-            policy: row.policy, method: row.method, headers: [:], limit: row.limit, deadline: row.deadline)
+            attempts: row.attempts, handlerRetries: row.handlerRetries, startedAt: start, deadline: row.deadline)
+        let rules = RetryDecision.Rules(policy: row.policy, method: row.method, headers: [:], limit: row.limit)
         let outcome: SimpleRequest.Outcome =
             if let status = row.status { .success(SimpleResponse(statusCode: status)) } else {
                 .failure(row.error ?? .cancelled)
@@ -160,7 +159,7 @@ struct RetryDecisionTests {
     @Test("As the execution ends, a retry asked for meanwhile is taken or refused", arguments: endRows)
     func beforeEnd(_ row: EndRow) {
         var record = SimpleRequest.ExecutionRecord(handlerRetries: row.handlerRetries, exhausted: row.exhausted)
-        let rules = RetryDecision.Rules(policy: .default, method: .get, headers: [:], limit: 3, deadline: nil)
+        let rules = RetryDecision.Rules(policy: .default, method: .get, headers: [:], limit: 3)
         let verdict = RetryDecision.beforeEnd(
             with: .success(SimpleResponse(statusCode: 200)), errorHandlers: row.errorHandlers,
             requested: row.requested ? SimpleRequest.Retry(countsAgainstLimit: true) : nil, cancelled: row.cancelled,
@@ -174,18 +173,17 @@ struct RetryDecisionTests {
     @Test("Before an attempt: cancelled first, then the deadline")
     func beforeAttempt() {
         let start = Date(timeIntervalSince1970: 1_000_000)
-        let record = SimpleRequest.ExecutionRecord(startedAt: start)
-        let rules = RetryDecision.Rules(policy: .default, method: .get, headers: [:], limit: 3, deadline: 2)
+        let record = SimpleRequest.ExecutionRecord(startedAt: start, deadline: 2)
         let name = { (error: SimpleNetworkingError?) in error.map(Self.name) }
-        #expect(name(RetryDecision.beforeAttempt(rules: rules, record: record, now: start, cancelled: false)) == nil)
+        #expect(name(RetryDecision.beforeAttempt(record: record, now: start, cancelled: false)) == nil)
         #expect(
-            name(RetryDecision.beforeAttempt(rules: rules, record: record, now: start, cancelled: true)) == "cancelled")
+            name(RetryDecision.beforeAttempt(record: record, now: start, cancelled: true)) == "cancelled")
         let late = start.addingTimeInterval(2)
         #expect(
-            name(RetryDecision.beforeAttempt(rules: rules, record: record, now: late, cancelled: false))
+            name(RetryDecision.beforeAttempt(record: record, now: late, cancelled: false))
                 == "deadlineExceeded")
         #expect(
-            name(RetryDecision.beforeAttempt(rules: rules, record: record, now: late, cancelled: true)) == "cancelled")
+            name(RetryDecision.beforeAttempt(record: record, now: late, cancelled: true)) == "cancelled")
     }
 
     /// A verdict as a row's expectation.
