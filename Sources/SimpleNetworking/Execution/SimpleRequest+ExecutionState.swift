@@ -68,17 +68,6 @@ extension SimpleRequest {
             self.startedAt = startedAt
             self.deadline = deadline
         }
-
-        /// Seconds left before the deadline at `now`, or `nil` when there is none.
-        package func remaining(at now: Date) -> TimeInterval? {
-            guard let deadline else { return nil }
-            return deadline - now.timeIntervalSince(startedAt ?? now)
-        }
-
-        /// The error of an execution past its deadline.
-        package var deadlineExceeded: SimpleNetworkingError {
-            .deadlineExceeded(seconds: deadline ?? 0, attempts: history)
-        }
     }
 
     /// The execution in progress: how ``cancel()`` cancels it, and what it is waiting for.

@@ -51,7 +51,7 @@ extension SimpleRequest {
         _ received: Outcome, transformed: TransformResult?, on client: SimpleNetworking, execution id: Int,
         context: HandlingContext
     ) -> (Decision, ExecutionRecord) {
-        let (handlers, rules, configuration) = (context.snapshot.handlers, context.snapshot.rules, client.configuration)
+        let (handlers, rules) = (context.snapshot.handlers, context.snapshot.rules)
         var record = context.record
         let cancelled = execution.withLock { slot in
             slot.live?.isHandling = true
@@ -65,7 +65,7 @@ extension SimpleRequest {
         case .success(let response):
             // The transformed value goes to the caller with the response (``TransformedRequest/value()``).
             let value = try? transformed?.get()
-            outcome = .success(response.with(attempts: history, decoder: configuration.decoder, value: value))
+            outcome = .success(response.with(attempts: history, decoder: client.configuration.decoder, value: value))
         case .failure(let error): outcome = .failure(error.withAttempts(history))
         }
         var stopped = false
@@ -75,12 +75,12 @@ extension SimpleRequest {
                 break
             }
         }
-        let now = configuration.clock.now()
+        let now = client.configuration.clock.now()
         let ending = RetryDecision.Ending(
             outcome: outcome, requested: execution.withLock { $0.live?.takeRequestedRetry() }, stopped: stopped,
             cancelled: cancelled, streamedBody: context.snapshot.parts.hasStreamedBody, now: now)
         var verdict = RetryDecision.afterAttempt(
-            ending, rules: rules, record: &record, random: { configuration.random.next() },
+            ending, rules: rules, record: &record, random: { client.configuration.random.next() },
             takeToken: { client.retryBudget.takeToken(now: now) })
         if case .deliver(let delivered) = verdict {
             verdict = .finish(deliver(delivered, transformed: transformed, to: handlers), errorHandlers: false)

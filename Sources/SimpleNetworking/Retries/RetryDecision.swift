@@ -135,3 +135,16 @@ package enum RetryDecision {
         return nil
     }
 }
+
+extension SimpleRequest.ExecutionRecord {
+    /// Seconds left before the deadline at `now`, or `nil` when there is none.
+    package func remaining(at now: Date) -> TimeInterval? {
+        guard let deadline else { return nil }
+        return deadline - now.timeIntervalSince(startedAt ?? now)
+    }
+
+    /// The error of an execution past its deadline.
+    package var deadlineExceeded: SimpleNetworkingError {
+        .deadlineExceeded(seconds: deadline ?? 0, attempts: history)
+    }
+}
