@@ -41,6 +41,8 @@ func makeClient(named name: String, url: URL) -> (any Client)? {
     case "ahc-delegate": return DelegateAsyncHTTPClient(url: url)
     case "library-ahc":
         return LibraryClient(url: url, style: .response, transport: AsyncHTTPClientTransport())
+    case "library-ahc-handler":
+        return LibraryClient(url: url, style: .handler, transport: AsyncHTTPClientTransport())
     default: return nil
     }
 }
