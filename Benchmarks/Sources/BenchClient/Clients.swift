@@ -37,10 +37,13 @@ func makeClient(named name: String, url: URL) -> (any Client)? {
     case "library-decode": return LibraryClient(url: url, style: .decode, transport: nil)
     case "library-handler": return LibraryClient(url: url, style: .handler, transport: nil)
     case "library-memory": return LibraryClient(url: url, style: .response, transport: InMemory.transport())
+    case "library-memory-handler": return LibraryClient(url: url, style: .handler, transport: InMemory.transport())
     case "ahc-raw": return RawAsyncHTTPClient(url: url)
     case "ahc-delegate": return DelegateAsyncHTTPClient(url: url)
     case "library-ahc":
         return LibraryClient(url: url, style: .response, transport: AsyncHTTPClientTransport())
+    case "library-ahc-handler":
+        return LibraryClient(url: url, style: .handler, transport: AsyncHTTPClientTransport())
     default: return nil
     }
 }

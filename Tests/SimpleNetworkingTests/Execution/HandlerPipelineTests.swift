@@ -157,6 +157,31 @@ struct HandlerPipelineTests {
             .executeAndWait(on: api)
         #expect(log.all == ["on queue: true"])
     }
+
+    @Test("Handlers never run inside execute(on:), on its caller's thread, even when the transport answers at once")
+    func notInsideExecute() async {
+        let (api, transport) = makeMockClient()
+        transport.enqueue(.status(200))
+        transport.enqueue(.status(500))
+        let onCallerThread = Locked<[Bool]>([])
+        // A thread of its own, marked, which neither the handler queue nor Swift's pool ever uses.
+        let caller = Thread {
+            Thread.current.threadDictionary["caller"] = true
+            for path in ["/a", "/b"] {
+                SimpleNetworking.get(path)
+                    .on(success: { _ in
+                        onCallerThread.withLock { $0.append(Thread.current.threadDictionary["caller"] != nil) }
+                    })
+                    .on(error: { _ in
+                        onCallerThread.withLock { $0.append(Thread.current.threadDictionary["caller"] != nil) }
+                    })
+                    .execute(on: api)
+            }
+        }
+        caller.start()
+        #expect(await eventually { onCallerThread.current.count == 2 })
+        #expect(onCallerThread.current == [false, false])
+    }
 }
 
 @Suite("Completion runs exactly once")
@@ -212,6 +237,7 @@ struct CompletionTests {
         #expect(log.all == ["cancelled", "completion"])
         #expect(transport.requestCount == 1)
     }
+
 }
 
 extension SimpleNetworkingError {
