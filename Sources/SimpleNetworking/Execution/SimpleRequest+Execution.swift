@@ -183,8 +183,8 @@ extension SimpleRequest {
                     return await finish(with: failure, on: client, execution: id, record: record)
                 }
             }
-            let now = client.configuration.clock.now()
-            if let stop = RetryDecision.beforeAttempt(record: record, now: now, cancelled: isCancelled(signal)) {
+            let clock = client.configuration.clock
+            if let stop = RetryDecision.beforeAttempt(record: record, clock: clock, cancelled: isCancelled(signal)) {
                 return await finish(with: stop, on: client, execution: id, record: record)
             }
             // 2. execute(request:), the outermost stage: its super call opens the gate, at once, later, or never.
@@ -195,7 +195,7 @@ extension SimpleRequest {
                 if case .some(let opened) = gate.opened {
                     chosen = opened
                 } else {
-                    let (remaining, clock) = (record.remaining(at: now), client.configuration.clock)
+                    let remaining = record.remaining(on: clock)
                     let raced = await interruptible(signal) {
                         await race(remaining, clock: clock) { await gate.value() }
                     }
@@ -203,9 +203,8 @@ extension SimpleRequest {
                 }
             }
             guard let chosen else {
-                let now = client.configuration.clock.now()
                 let failure =
-                    RetryDecision.beforeAttempt(record: record, now: now, cancelled: isCancelled(signal))
+                    RetryDecision.beforeAttempt(record: record, clock: clock, cancelled: isCancelled(signal))
                     ?? .cancelled
                 return await finish(with: failure, on: client, execution: id, record: record)
             }
@@ -238,7 +237,7 @@ extension SimpleRequest {
                 }
             }
             // 4. The handlers, and the decision around them.
-            let context = HandlingContext(snapshot: snapshot, record: record, valueStep: valueStep)
+            let context = HandlingContext(snapshot: consume snapshot, record: record, valueStep: valueStep)
             let (decision, judged) = await runHandlers(for: sent.outcome, on: chosen, execution: id, context: context)
             record = judged
             switch decision {
@@ -267,7 +266,7 @@ extension SimpleRequest {
             if !slept { failure = .cancelled }
         }
         if failure == nil, let operation = retry.operation {
-            let remaining = record.remaining(at: clock.now())
+            let remaining = record.remaining(on: clock)
             let outcome = await interruptible(signal) {
                 await race(remaining, clock: clock) {
                     do throws(SimpleNetworkingError) {
@@ -318,7 +317,7 @@ extension SimpleRequest {
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
         var parts = snapshot.parts
-        let remaining = record.remaining(at: client.configuration.clock.now())
+        let remaining = record.remaining(on: client.configuration.clock)
         // An event stream's body is bounded by its idle timeout, not by the attempt timeout nor the deadline.
         parts.timeout =
             parts.unboundedBody

@@ -68,38 +68,45 @@ extension SimpleRequest {
             outcome = .success(response.with(attempts: history, decoder: client.configuration.decoder, value: value))
         case .failure(let error): outcome = .failure(error.withAttempts(history))
         }
-        var stopped = false
-        if case .success(let response) = outcome {
-            for handler in handlers.statusHandlers[response.statusCode] ?? [] where !handler(self, response) {
+        var (stopped, ranStatusHandlers) = (false, false)
+        if case .success(let response) = outcome, let statusHandlers = handlers.statusHandlers[response.statusCode] {
+            ranStatusHandlers = true
+            for handler in statusHandlers where !handler(self, response) {
                 stopped = true
                 break
             }
         }
-        let now = client.configuration.clock.now()
+        // A retry can only have been asked for while status handlers ran; one asked for from another thread meanwhile
+        // is read as the execution ends.
+        let requested = ranStatusHandlers ? execution.withLock { $0.live?.takeRequestedRetry() } : nil
         let ending = RetryDecision.Ending(
-            outcome: outcome, requested: execution.withLock { $0.live?.takeRequestedRetry() }, stopped: stopped,
-            cancelled: cancelled, streamedBody: context.snapshot.parts.hasStreamedBody, now: now)
-        var verdict = RetryDecision.afterAttempt(
+            outcome: outcome, requested: requested, stopped: stopped, cancelled: cancelled,
+            streamedBody: context.snapshot.parts.hasStreamedBody, clock: client.configuration.clock)
+        let shown: (outcome: Outcome, errorHandlers: Bool)
+        switch RetryDecision.afterAttempt(
             ending, rules: rules, record: &record, random: { client.configuration.random.next() },
-            takeToken: { client.retryBudget.takeToken(now: now) })
-        if case .deliver(let delivered) = verdict {
-            verdict = .finish(deliver(delivered, transformed: transformed, to: handlers), errorHandlers: false)
+            takeToken: { client.retryBudget.takeToken(now: $0) })
+        {
+        case .retry(let retry):
+            execution.withLock { $0.live?.isHandling = false }
+            return (.retry(retry), record)
+        case .deliver(let delivered):
+            shown = (deliver(delivered, transformed: transformed, to: handlers), false)
+        case .finish(let outcome, let errorHandlers):
+            shown = (outcome, errorHandlers)
         }
         var ended = false
-        if case .finish(let outcome, let errorHandlers) = verdict {
-            verdict = execution.withLock { slot in
-                let verdict = RetryDecision.beforeEnd(
-                    with: outcome, errorHandlers: errorHandlers, requested: slot.live?.takeRequestedRetry(),
-                    cancelled: cancelled, rules: rules, record: &record)
-                // Ended under the lock that took the retry: one asked for from another thread from now on starts the
-                // next execution, and is never lost.
-                if case .finish = verdict { ended = slot.end(id, record: record) }
-                return verdict
-            }
+        let verdict = execution.withLock { slot in
+            let verdict = RetryDecision.beforeEnd(
+                with: shown.outcome, errorHandlers: shown.errorHandlers, requested: slot.live?.takeRequestedRetry(),
+                cancelled: cancelled, rules: rules, record: &record)
+            // Ended under the lock that took the retry: one asked for from another thread from now on starts the next
+            // execution, and is never lost.
+            if case .finish = verdict { ended = slot.end(id, record: record) } else { slot.live?.isHandling = false }
+            return verdict
         }
         switch verdict {
         case .retry(let retry):
-            execution.withLock { $0.live?.isHandling = false }
             return (.retry(retry), record)
         case .finish(let outcome, let errorHandlers):
             if ended { context.snapshot.parts.progress?.finishUpdates() }
@@ -109,7 +116,7 @@ extension SimpleRequest {
             for completion in handlers.completionHandlers { completion() }
             return (.finish(outcome), record)
         case .deliver(let outcome):
-            // Not reached: a delivery ends in a verdict to finish, judged above.
+            // Not reached: the verdict as the execution ends is to retry or to finish.
             return (.finish(outcome), record)
         }
     }

@@ -40,19 +40,20 @@ package enum RetryDecision {
         package var cancelled = false
         /// Part of a response stream's body was handed to its reader: a retry would send it again.
         package var streamedBody = false
-        package var now: Date
+        /// The client's clock, read only when the deadline or the policy needs the time.
+        package var clock: SimpleClock
 
-        /// An ending at `now`.
+        /// An ending, judged by `clock`.
         package init(
             outcome: SimpleRequest.Outcome, requested: SimpleRequest.Retry?, stopped: Bool = false,
-            cancelled: Bool = false, streamedBody: Bool = false, now: Date
+            cancelled: Bool = false, streamedBody: Bool = false, clock: SimpleClock
         ) {
             self.outcome = outcome
             self.requested = requested
             self.stopped = stopped
             self.cancelled = cancelled
             self.streamedBody = streamedBody
-            self.now = now
+            self.clock = clock
         }
     }
 
@@ -76,7 +77,7 @@ package enum RetryDecision {
     ///   - takeToken: Takes a token from the client's retry budget.
     package static func afterAttempt(
         _ ending: Ending, rules: Rules, record: inout SimpleRequest.ExecutionRecord, random: () -> Double,
-        takeToken: () -> Bool
+        takeToken: (Date) -> Bool
     ) -> Verdict {
         if ending.cancelled {
             return .deliver(.failure(SimpleNetworkingError.cancelled.withAttempts(record.history)))
@@ -85,15 +86,17 @@ package enum RetryDecision {
         if ending.stopped, case .success(let response) = ending.outcome {
             return .finish(.failure(.stoppedByHandler(response)), errorHandlers: false)
         }
-        let remaining = record.remaining(at: ending.now)
-        if let remaining, remaining <= 0 { return .deliver(.failure(record.deadlineExceeded)) }
+        if let remaining = record.remaining(on: ending.clock), remaining <= 0 {
+            return .deliver(.failure(record.deadlineExceeded))
+        }
         if case .success(let response) = ending.outcome, response.isSuccess { return .deliver(ending.outcome) }
+        let now = ending.clock.now()
         guard !ending.streamedBody,
             let delay = rules.policy.retryDelay(
                 afterAttempt: record.attempts, method: rules.method, headers: rules.headers, outcome: ending.outcome,
-                now: ending.now, random: random()),
-            delay < remaining ?? .infinity,
-            takeToken()
+                now: now, random: random()),
+            delay < record.remaining(at: now) ?? .infinity,
+            takeToken(now)
         else { return .deliver(ending.outcome) }
         return .retry(SimpleRequest.Retry(countsAgainstLimit: false, delay: delay, tookBudgetToken: true))
     }
@@ -128,10 +131,10 @@ package enum RetryDecision {
 
     /// Why the next attempt must not be sent: the execution was cancelled, or its deadline has passed.
     package static func beforeAttempt(
-        record: SimpleRequest.ExecutionRecord, now: Date, cancelled: Bool
+        record: SimpleRequest.ExecutionRecord, clock: SimpleClock, cancelled: Bool
     ) -> SimpleNetworkingError? {
         if cancelled { return .cancelled }
-        if let remaining = record.remaining(at: now), remaining <= 0 { return record.deadlineExceeded }
+        if let remaining = record.remaining(on: clock), remaining <= 0 { return record.deadlineExceeded }
         return nil
     }
 }
@@ -141,6 +144,11 @@ extension SimpleRequest.ExecutionRecord {
     package func remaining(at now: Date) -> TimeInterval? {
         guard let deadline else { return nil }
         return deadline - now.timeIntervalSince(startedAt ?? now)
+    }
+
+    /// Seconds left before the deadline now by `clock`, which is read only when there is a deadline.
+    package func remaining(on clock: SimpleClock) -> TimeInterval? {
+        deadline == nil ? nil : remaining(at: clock.now())
     }
 
     /// The error of an execution past its deadline.

@@ -115,11 +115,11 @@ struct RetryDecisionTests {
             outcome: outcome,
             requested: row.requested ? SimpleRequest.Retry(countsAgainstLimit: row.requestedCounts) : nil,
             stopped: row.stopped, cancelled: row.cancelled, streamedBody: row.streamedBody,
-            now: start.addingTimeInterval(row.elapsed))
+            clock: Self.clock(at: start.addingTimeInterval(row.elapsed)))
         var askedBudget = false
         let verdict = RetryDecision.afterAttempt(
             ending, rules: rules, record: &record, random: { 0.5 },
-            takeToken: {
+            takeToken: { _ in
                 #expect(!askedBudget, "the budget is asked once")
                 askedBudget = true
                 return row.budget
@@ -175,15 +175,23 @@ struct RetryDecisionTests {
         let start = Date(timeIntervalSince1970: 1_000_000)
         let record = SimpleRequest.ExecutionRecord(startedAt: start, deadline: 2)
         let name = { (error: SimpleNetworkingError?) in error.map(Self.name) }
-        #expect(name(RetryDecision.beforeAttempt(record: record, now: start, cancelled: false)) == nil)
         #expect(
-            name(RetryDecision.beforeAttempt(record: record, now: start, cancelled: true)) == "cancelled")
+            name(RetryDecision.beforeAttempt(record: record, clock: Self.clock(at: start), cancelled: false)) == nil)
+        #expect(
+            name(RetryDecision.beforeAttempt(record: record, clock: Self.clock(at: start), cancelled: true))
+                == "cancelled")
         let late = start.addingTimeInterval(2)
         #expect(
-            name(RetryDecision.beforeAttempt(record: record, now: late, cancelled: false))
+            name(RetryDecision.beforeAttempt(record: record, clock: Self.clock(at: late), cancelled: false))
                 == "deadlineExceeded")
         #expect(
-            name(RetryDecision.beforeAttempt(record: record, now: late, cancelled: true)) == "cancelled")
+            name(RetryDecision.beforeAttempt(record: record, clock: Self.clock(at: late), cancelled: true))
+                == "cancelled")
+    }
+
+    /// A clock stopped at `date`.
+    static func clock(at date: Date) -> SimpleClock {
+        SimpleClock(now: { date }, sleep: { _ in })
     }
 
     /// A verdict as a row's expectation.
