@@ -205,10 +205,9 @@ extension SimpleRequest {
 extension SimpleRequest.State {
     /// The copy one attempt is built and judged from, with the client's settings where the request has none.
     func snapshot(on client: SimpleNetworking) -> SimpleRequest.Snapshot {
-        let configuration = client.configuration
         let rules = RetryDecision.Rules(
-            policy: retryPolicy ?? configuration.retryPolicy, method: parts.method, headers: parts.headers,
-            limit: maximumRetries ?? configuration.maximumRetries)
+            policy: retryPolicy ?? client.configuration.retryPolicy, method: parts.method, headers: parts.headers,
+            limit: maximumRetries ?? client.configuration.maximumRetries)
         return SimpleRequest.Snapshot(parts: parts, handlers: handlers, rules: rules)
     }
 }
