@@ -191,13 +191,11 @@ extension SimpleRequest {
             var chosen = given
             given = nil
             if chosen == nil {
-                let gate = passExecute(on: client)
-                if case .some(let opened) = gate.opened {
-                    chosen = opened
-                } else {
+                chosen = passExecute(on: client)
+                if chosen == nil {
                     let remaining = record.remaining(on: clock)
                     let raced = await interruptible(signal) {
-                        await race(remaining, clock: clock) { await gate.value() }
+                        await race(remaining, clock: clock) { await self.awaitGate() }
                     }
                     if case .done(let opened) = raced { chosen = opened }
                 }

@@ -125,74 +125,93 @@ extension SimpleRequest {
         }
     }
 
-    /// The one-shot gate of one attempt: `execute(request:)`'s `super` opens it with its client, once; cancellation
-    /// closes it with `nil`. Whichever comes first is what the waiting loop gets. Not generic, unlike ``Rendezvous``,
-    /// so that making one costs one allocation and no metadata lookup.
+    /// The one-shot gate of one attempt, kept in the execution's slot and changed only under its lock:
+    /// `execute(request:)`'s `super` opens it with its client, once; cancelling the wait closes it with `nil`.
+    /// Whichever comes first is what the loop gets.
     struct Gate: Sendable {
-        private struct State {
-            var opened: SimpleNetworking??
-            var waiter: CheckedContinuation<SimpleNetworking?, Never>?
+        /// The loop waiting at a gate, boxed: a continuation's layout is only known at run time, and a box keeps the
+        /// gate's fixed, so that making and reading one costs no metadata lookup; only a wait makes a box.
+        final class Waiter: Sendable {
+            let continuation: CheckedContinuation<SimpleNetworking?, Never>
+
+            init(_ continuation: CheckedContinuation<SimpleNetworking?, Never>) {
+                self.continuation = continuation
+            }
         }
 
-        private let state = Locked(State())
+        /// What the gate was opened (a client) or closed (`nil`) with, once it was.
+        var opened: SimpleNetworking??
+        /// The loop, when it waits for the gate.
+        var waiter: Waiter?
 
         /// Opens the gate with `client`, or closes it with `nil`, unless either happened already.
-        func open(_ client: SimpleNetworking?) {
-            let waiter = state.withLock { state -> CheckedContinuation<SimpleNetworking?, Never>? in
-                guard state.opened == nil else { return nil }
-                state.opened = .some(client)
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: client)
-        }
-
-        /// What the gate was opened with, if it was.
-        var opened: SimpleNetworking?? { state.withLock { $0.opened } }
-
-        /// What the gate is opened with, once it is; `nil` when it is closed, as cancelling the waiting task does.
-        func value() async -> SimpleNetworking? {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let ready = state.withLock { state -> SimpleNetworking?? in
-                        if let opened = state.opened { return opened }
-                        state.waiter = continuation
-                        return nil
-                    }
-                    if let ready { continuation.resume(returning: ready) }
-                }
-            } onCancel: {
-                open(nil)
-            }
+        /// - Returns: The waiting loop to resume with `client`.
+        mutating func open(_ client: SimpleNetworking?) -> Waiter? {
+            guard opened == nil else { return nil }
+            opened = .some(client)
+            defer { waiter = nil }
+            return waiter
         }
     }
 
-    /// Passes the next attempt through `client.execute(request:)`, the outermost stage, and opens a one-shot gate for
-    /// its `super` call, which may come at once, later from any thread, or never.
-    /// - Returns: The gate; its value is the client whose `super` gave the go-ahead, or `nil` when the wait was
-    ///   cancelled.
-    func passExecute(on client: SimpleNetworking) -> Gate {
-        let gate = Gate()
-        execution.withLock { $0.gate = gate }
+    /// Passes the next attempt through `client.execute(request:)`, the outermost stage, with a fresh gate for its
+    /// `super` call, which may come at once, later from any thread, or never.
+    /// - Returns: The client whose `super` opened the gate during the call, or `nil` when it has not (yet).
+    func passExecute(on client: SimpleNetworking) -> SimpleNetworking? {
+        execution.withLock { $0.gate = Gate() }
         client.execute(request: self)
-        return gate
+        return execution.withLock { slot in
+            guard case .some(let opened) = slot.gate?.opened else { return nil }
+            slot.gate = nil
+            return opened
+        }
+    }
+
+    /// Waits until `super` opens the gate that ``passExecute(on:)`` left closed; cancelling the waiting task closes
+    /// it.
+    /// - Returns: The client whose `super` opened it, or `nil` when the wait was cancelled.
+    func awaitGate() async -> SimpleNetworking? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = execution.withLock { slot -> SimpleNetworking?? in
+                    guard slot.gate != nil else { return .some(nil) }
+                    if case .some(let opened) = slot.gate?.opened {
+                        // A gate closed by cancellation stays, so that a late `super` for it sends nothing.
+                        if opened != nil { slot.gate = nil }
+                        return opened
+                    }
+                    slot.gate?.waiter = Gate.Waiter(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            execution.withLock { $0.gate?.open(nil) }?.continuation.resume(returning: nil)
+        }
     }
 
     /// The go-ahead from ``SimpleNetworking/execute(request:)``'s `super`: opens the gate of the attempt waiting for
-    /// it, or starts an execution when `execute(request:)` was called directly. A call with no gate to open while an
-    /// execution runs is ignored.
+    /// it, or starts an execution when `execute(request:)` was called directly. A call for a gate already opened, or
+    /// with no gate while an execution runs, is ignored; so is a late one for an execution that has ended, whose gate
+    /// stays in the slot until the next execution starts.
     func sendAttempt(on client: SimpleNetworking) {
-        let gate = execution.withLock { slot -> Gate?? in
-            if let gate = slot.gate {
-                slot.gate = nil
-                return .some(gate)
+        enum Action { case none, start, resume(Gate.Waiter) }
+        let action = execution.withLock { slot -> Action in
+            guard var gate = slot.gate else { return slot.live == nil ? .start : .none }
+            guard gate.opened == nil else {
+                // Closed when its wait was cancelled: this late `super` sends nothing, and the next one starts anew.
+                if case .some(nil) = gate.opened { slot.gate = nil }
+                return .none
             }
-            return slot.live == nil ? .some(nil) : .none
+            let waiter = gate.open(client)
+            // Opened during the call: the loop reads it when execute(request:) returns.
+            slot.gate = waiter == nil ? gate : nil
+            return waiter.map(Action.resume) ?? .none
         }
-        switch gate {
-        case .some(let gate?): gate.open(client)
-        case .some(nil): _ = start(on: client, beginning: .goAhead(client))
+        switch action {
         case .none: break
+        case .start: _ = start(on: client, beginning: .goAhead(client))
+        case .resume(let waiter): waiter.continuation.resume(returning: client)
         }
     }
 

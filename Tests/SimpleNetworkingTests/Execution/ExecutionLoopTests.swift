@@ -28,6 +28,15 @@ private final class GatedAPI: SimpleNetworking, @unchecked Sendable {
     }
 }
 
+/// A subclass whose `execute(request:)` calls `super` twice, as a careless override might.
+private final class TwiceAPI: SimpleNetworking, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override func execute(request: SimpleRequest) {
+        super.execute(request: request)
+        super.execute(request: request)
+    }
+}
+
 /// A transport that answers after `delay` seconds and counts the sends in flight, so a test can see that a cancel
 /// stopped the one on the wire.
 private final class InFlightTransport: HTTPTransport, @unchecked Sendable {
@@ -112,6 +121,25 @@ struct ExecutionLoopTests {
         }
         #expect(elapsed < 5 * timeScale)  // about 5 ms alone; the defect was a hang for good
         #expect(log.all == ["error The request was cancelled.", "completion"])
+    }
+
+    @Test("execute(request:) called directly runs the request, again once it finished; a second super sends nothing")
+    func directCallsAndSecondSuper() async {
+        let (api, transport) = makeMockClient()
+        transport.route { _ in .status(200) }
+        let completions = Counter()
+        let request = api.get("/direct").on(completion: { completions.increment() })
+        api.execute(request: request)
+        #expect(await eventually { completions.value == 1 })
+        api.execute(request: request)
+        #expect(await eventually { completions.value == 2 })
+        #expect(transport.requestCount == 2)
+
+        let twiceTransport = MockTransport()
+        twiceTransport.route { _ in .status(200) }
+        let twice = TwiceAPI(baseURL: exampleBaseURL, transport: twiceTransport)
+        for _ in 0..<3 { _ = try? await twice.get("/twice").response() }
+        #expect(twiceTransport.requestCount == 3, "one attempt per execution, whatever the override calls")
     }
 
     @Test("A late super for an execution that was cancelled sends nothing")
