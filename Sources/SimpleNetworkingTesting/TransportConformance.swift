@@ -258,6 +258,19 @@ public struct TransportConformance: Sendable {
         return response.body == Data("hello".utf8) ? nil : "the body arrived as \(response.body.count) other bytes"
     }
 
+    /// How long a check waits for the server to see a connection closed, in seconds: long enough for a busy machine
+    /// (a URLSession closes a retired session's connections when the session is deallocated, on a queue of its own),
+    /// and a transport that keeps the connection fails all the same.
+    static let closeWait = 15
+
+    /// The server's open connections once none are left, or after ``closeWait`` seconds.
+    private func openConnections(on server: MockServer) async -> Int {
+        for _ in 0..<(Self.closeWait * 100) where server.openConnectionCount > 0 {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return server.openConnectionCount
+    }
+
     /// Two `Content-Length` fields, 10 then 5, and a 5-byte body: a client that reads it by the last length takes it
     /// as complete, and would write its next request on a connection the server may still read as this body.
     private func invalidFramingClosesConnection(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
@@ -269,9 +282,10 @@ public struct TransportConformance: Sendable {
         guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .badServerResponse else {
             return "expected a badServerResponse failure, got \(result)"
         }
-        for _ in 0..<500 where server.openConnectionCount > 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
-        let open = server.openConnectionCount
-        guard open == 0 else { return "\(open) connection(s) still open 5 s after a response with invalid framing" }
+        let open = await openConnections(on: server)
+        guard open == 0 else {
+            return "\(open) connection(s) still open \(Self.closeWait) s after a response with invalid framing"
+        }
         let next = await send(transport, HTTPRequest(method: .get, url: server.url("/next")))
         guard case .success(let response) = next, response.statusCode == 200 else {
             return "expected the next request's 200, got \(next)"
@@ -428,9 +442,8 @@ public struct TransportConformance: Sendable {
         let transfer = HTTPTransfer(head: { _ in }, body: { _ throws(SimpleNetworkingError) in throw .cancelled })
         let result = await send(transport, HTTPRequest(method: .get, url: server.url("/endless")), transfer: transfer)
         guard case .failure(.cancelled) = result else { return "expected the transfer's cancelled, got \(result)" }
-        for _ in 0..<500 where server.openConnectionCount > 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
-        let open = server.openConnectionCount
-        return open == 0 ? nil : "\(open) connection(s) still open 5 s after the body was stopped"
+        let open = await openConnections(on: server)
+        return open == 0 ? nil : "\(open) connection(s) still open \(Self.closeWait) s after the body was stopped"
     }
 
     private func uploadProgressBeforeEnd(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
