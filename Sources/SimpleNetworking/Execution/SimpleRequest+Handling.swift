@@ -53,11 +53,14 @@ extension SimpleRequest {
     ) -> (Decision, ExecutionRecord) {
         let (handlers, rules) = (context.snapshot.handlers, context.snapshot.rules)
         var record = context.record
-        let cancelled = execution.withLock { slot in
+        var cancelled = execution.withLock { slot in
             slot.live?.isHandling = true
             slot.live?.requestedRetry = nil
             return slot.live?.isCancelled ?? false
         }
+        // A download whose file is already in place has succeeded: a cancel that came after the move cannot undo it,
+        // so it does not turn the result into `cancelled` (<doc:LargeTransfers>).
+        if cancelled, case .success(let response) = received, response.fileURL != nil { cancelled = false }
         let history = record.history
         var outcome: Outcome
         switch received {

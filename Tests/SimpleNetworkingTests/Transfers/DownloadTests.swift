@@ -129,6 +129,35 @@ struct DownloadTests {
         #expect(await eventually { directory.names.isEmpty }, "\(directory.names)")
     }
 
+    @Test("A cancel that comes after the file was moved into place leaves a success: the file and the result agree")
+    func cancelAfterMoveSucceeds() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in MockResponse(body: patternedBytes(64 * 1024)) }
+        // The handler job waits until the test has cancelled, so the cancel lands between the move and the handlers.
+        let cancelled = Locked(false)
+        let api = makeLoopbackClient(server) { configuration in
+            configuration.handlerQueue = HandlerQueue { job in
+                DispatchQueue.global().async {
+                    while !cancelled.current { usleep(1000) }
+                    job()
+                }
+            }
+        }
+        defer { api.close() }
+        let directory = try ScratchDirectory()
+        let destination = directory.file("done.bin")
+        let request = api.get("/done").on(success: { _ in })
+        let task = Task { await outcome { try await request.download(to: destination) } }
+        #expect(await eventually { directory.names == ["done.bin"] })
+        task.cancel()
+        cancelled.set(true)
+        let result = await task.value
+
+        #expect(result.failureValue == nil, "\(String(describing: result.failureValue))")
+        #expect(try Data(contentsOf: destination) == patternedBytes(64 * 1024))
+    }
+
     @Test("A redirect is followed and only the final 2xx body is written")
     func followsRedirect() async throws {
         let server = try MockServer()
