@@ -48,6 +48,9 @@ open class SimpleNetworking: @unchecked Sendable {
     /// reads no clock for its timings. Stored, so that a request nobody observes does not enter the observability
     /// code at all.
     let isObserved: Bool
+    /// The timeout of an attempt whose request sets none: ``Configuration/timeout`` when usable, else 60 s; a request's
+    /// own is made usable when it is set (``SimpleRequest/timeout(_:)``).
+    let attemptTimeout: TimeInterval
 
     /// Creates a client with its own ephemeral URLSession, or with `session` if you pass one.
     ///
@@ -79,6 +82,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
         self.isObserved = configuration.eventHandler != nil || !configuration.eventMonitors.isEmpty
+        self.attemptTimeout = configuration.attemptTimeout(requested: nil)
         self.transport = transport
         self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }
@@ -126,6 +130,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
         self.isObserved = configuration.eventHandler != nil || !configuration.eventMonitors.isEmpty
+        self.attemptTimeout = configuration.attemptTimeout(requested: nil)
         self.transport = transport
         self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }

@@ -139,7 +139,7 @@ final class EventStreamSession {
         } else {
             request.header("Last-Event-ID", nil)
         }
-        let headTimeout = request.state.withLock { client.configuration.attemptTimeout(requested: $0.parts.timeout) }
+        let headTimeout = request.state.withLock { $0.parts.timeout } ?? client.attemptTimeout
         let watchdog = EventStreamWatchdog(
             request: request, headTimeout: headTimeout, idleTimeout: options.idleTimeout)
         self.watchdog = watchdog

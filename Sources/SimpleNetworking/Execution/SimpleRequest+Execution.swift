@@ -320,7 +320,7 @@ extension SimpleRequest {
         parts.timeout =
             parts.unboundedBody
             ? SimpleNetworking.Configuration.maximumTimeout
-            : client.configuration.attemptTimeout(requested: parts.timeout)
+            : parts.timeout ?? client.attemptTimeout
         var clippedDeadline: TimeInterval?
         if !parts.unboundedBody, let remaining, remaining < parts.timeout ?? .infinity {
             parts.timeout = remaining
