@@ -4,7 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One execution of a request, read top to bottom: the loop in ``SimpleRequest/loop(_:on:beginning:signal:valueStep:events:)``.
+/// One execution of a request, read top to bottom: the loop in
+/// ``SimpleRequest/loop(_:on:beginning:signal:valueStep:events:)``.
 ///
 /// ```
 ///            ┌──────────────────────────────────────────────────────────────┐

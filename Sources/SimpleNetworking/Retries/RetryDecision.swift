@@ -2,7 +2,8 @@ import Foundation
 
 /// The one place that decides whether an execution sends another attempt: pure functions from what an attempt ended
 /// with, what interceptors and handlers asked for, the retry policy, the retry limit, the execution's record (its
-/// attempts, retries and deadline) and the clock, to a verdict. The execution loop asks it and does what it says; nothing else decides (<doc:HowARequestRuns>).
+/// attempts, retries and deadline) and the clock, to a verdict. The execution loop asks it and does what it says;
+/// nothing else decides (<doc:HowARequestRuns>).
 ///
 /// An attempt is judged when it ends (``afterAttempt(_:rules:record:random:takeToken:)``, after the interceptors and
 /// the status handlers, before the success or error handlers), and, when that verdict is to end the execution, once
