@@ -265,8 +265,10 @@ enum SecretScenario: String, CaseIterable, Sendable, CustomTestStringConvertible
         case .responseTooLarge: request.maximumResponseBodySize(16)
         case .redirectRefused: request.redirects(.sameOrigin)
         case .tooManyRedirects: request.redirects(.follow(limit: 1))
-        case .timeout: request.timeout(3)  // long enough for the request to reach a busy server
-        case .deadlineExceeded: request.deadline(3)  // long enough for the request to reach a busy server
+        // Long enough for the request to reach a busy server (under ThreadSanitizer, 3 s was not always), and well
+        // short of the 30 s the server holds its answer.
+        case .timeout: request.timeout(3 * timeScale)
+        case .deadlineExceeded: request.deadline(3 * timeScale)
         case .invalidRequest: request.header("X-Api-Key", "\(marker)-api-key\r\nX-Injected: 1")
         case .decodingFailed, .unacceptableStatus, .connectionRefused, .invalidURL, .authenticationFailed: request
         }
