@@ -8,54 +8,15 @@ import SimpleNetworkingTesting
 
 // The request-walk driver (Scripts/request-walk builds and runs it): one form of request, once to warm up and once
 // traced, against a MockServer in a child process of its own (`serve`), so that only the client's functions are
-// recorded.
+// recorded. The client, its server and its endpoint are the demo's (Sources/SimpleNetworkingDemo/DemoAPI.swift): the
+// README's re-authenticating subclass.
 //
 //   walk-driver <form 1-4> <trace file>     forms as in Scripts/request-walk
 //   walk-driver serve                       prints the server's port, serves until standard input closes
 
-struct User: Decodable, Sendable {
-    var id: Int
-    var name: String
-}
-
-/// The README's re-authenticating subclass.
-final class WalkAPI: SimpleNetworking, @unchecked Sendable {
-    override func authenticate() async throws {
-        let response = try await get("/auth").accept(.json).response()
-        defaultHeaders["Authorization"] = "Bearer \(response.json?["token"] as? String ?? "")"
-    }
-
-    override func execute(request: SimpleRequest) {
-        reauthenticate(request, on: 401)
-        super.execute(request: request)
-    }
-}
-
-enum UserEndpoint: Endpoint {
-    case user(id: Int)
-
-    typealias Response = User
-
-    var path: String { "/users/{id}" }
-    var pathValues: [String: String] {
-        switch self {
-        case .user(let id): ["id": "\(id)"]
-        }
-    }
-}
-
 /// Serves on loopback until standard input reaches its end (the driver closes it, or exits).
 func serve() throws {
-    let server = try MockServer()
-    server.route { request in
-        switch request.path {
-        case "/users/1": .json(#"{"id": 1, "name": "Ada Lovelace"}"#)
-        case "/auth": .json(#"{"token": "walk-token"}"#)
-        case "/me" where request.header("Authorization") == "Bearer walk-token": .json(#"{"id": 2, "name": "Grace"}"#)
-        case "/me": MockResponse(status: 401, headers: [("WWW-Authenticate", "Bearer")])
-        default: .json(#"{"error": "no such resource"}"#, status: 404)
-        }
-    }
+    let server = try makeDemoServer()
     FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
     var byte: UInt8 = 0
     while read(0, &byte, 1) > 0 {}
@@ -85,7 +46,7 @@ func startServer() throws -> (Process, Int) {
 }
 
 /// One request of the given form, awaited until the caller has its answer.
-func run(form: Int, on api: WalkAPI) async throws {
+func run(form: Int, on api: DemoAPI) async throws {
     switch form {
     case 1, 2:
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -110,7 +71,7 @@ struct RequestWalk {
             exit(3)
         }
         let (server, port) = try startServer()
-        let api = WalkAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
+        let api = DemoAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
         try await run(form: form, on: api)  // the warm-up
         api.defaultHeaders["Authorization"] = nil  // form 2 meets its 401 again
         let settle = Double(ProcessInfo.processInfo.environment["WALK_SETTLE"] ?? "") ?? 0.25

@@ -165,9 +165,8 @@ extension SimpleRequest {
         case .lateRetry(let late):
             let limit = state.withLock { $0.maximumRetries } ?? first.configuration.maximumRetries
             switch RetryDecision.take(late, limit: limit, record: &record) {
-            case .retry(let taken): retry = taken
-            case .finish(let outcome, _), .deliver(let outcome):
-                return await finish(with: outcome.failure ?? .cancelled, on: client, execution: id, record: record)
+            case .success(let taken): retry = taken
+            case .failure(let error): return await finish(with: error, on: client, execution: id, record: record)
             }
         }
         while true {
@@ -226,12 +225,11 @@ extension SimpleRequest {
                 if let asked {
                     // The handlers of an outcome an interceptor retries do not run.
                     switch RetryDecision.take(asked.retry, limit: snapshot.rules.limit, record: &record) {
-                    case .retry(let taken):
+                    case .success(let taken):
                         retry = taken
                         continue
-                    case .finish(let outcome, _), .deliver(let outcome):
-                        let failure = outcome.failure ?? .cancelled
-                        return await finish(with: failure, on: chosen, execution: id, record: record)
+                    case .failure(let error):
+                        return await finish(with: error, on: chosen, execution: id, record: record)
                     }
                 }
             }

@@ -66,6 +66,14 @@ package enum RetryDecision {
         case deliver(SimpleRequest.Outcome)
         /// The execution ends with this outcome; `errorHandlers`: its failure has not been shown to them yet.
         case finish(SimpleRequest.Outcome, errorHandlers: Bool)
+
+        /// The verdict on a retry ``take(_:limit:record:)`` took, or on the limit it reported.
+        init(_ taken: Result<SimpleRequest.Retry, SimpleNetworkingError>) {
+            switch taken {
+            case .success(let retry): self = .retry(retry)
+            case .failure(let error): self = .finish(.failure(error), errorHandlers: true)
+            }
+        }
     }
 
     /// The verdict when an attempt ends, in this order: a cancelled execution delivers `cancelled`; a retry asked for
@@ -83,7 +91,7 @@ package enum RetryDecision {
         if ending.cancelled {
             return .deliver(.failure(SimpleNetworkingError.cancelled.withAttempts(record.history)))
         }
-        if let requested = ending.requested { return take(requested, limit: rules.limit, record: &record) }
+        if let requested = ending.requested { return Verdict(take(requested, limit: rules.limit, record: &record)) }
         if ending.stopped, case .success(let response) = ending.outcome {
             return .finish(.failure(.stoppedByHandler(response)), errorHandlers: false)
         }
@@ -113,21 +121,21 @@ package enum RetryDecision {
         guard let requested, !cancelled, !record.exhausted else {
             return .finish(outcome, errorHandlers: errorHandlers)
         }
-        return take(requested, limit: rules.limit, record: &record)
+        return Verdict(take(requested, limit: rules.limit, record: &record))
     }
 
     /// A retry asked for by an interceptor or a handler, or after the execution ended (``SimpleRequest/retry()``):
     /// taken, unless it counts against the retry limit and the limit is spent; then the execution ends with
-    /// ``SimpleNetworkingError/retryLimitExceeded(attempts:response:)`` and later retries do nothing.
+    /// ``SimpleNetworkingError/retryLimitExceeded(attempts:response:)``, which the error handlers have yet to see, and
+    /// later retries do nothing.
     package static func take(
         _ retry: SimpleRequest.Retry, limit: Int, record: inout SimpleRequest.ExecutionRecord
-    ) -> Verdict {
-        guard retry.countsAgainstLimit else { return .retry(retry) }
+    ) -> Result<SimpleRequest.Retry, SimpleNetworkingError> {
+        guard retry.countsAgainstLimit else { return .success(retry) }
         record.handlerRetries += 1
-        guard record.handlerRetries > limit else { return .retry(retry) }
+        guard record.handlerRetries > limit else { return .success(retry) }
         record.exhausted = true
-        let error = SimpleNetworkingError.retryLimitExceeded(attempts: record.attempts, response: record.lastResponse)
-        return .finish(.failure(error), errorHandlers: true)
+        return .failure(.retryLimitExceeded(attempts: record.attempts, response: record.lastResponse))
     }
 
     /// Why the next attempt must not be sent: the execution was cancelled, or its deadline has passed.
