@@ -88,6 +88,11 @@ extension SimpleNetworking {
         /// The interceptors every attempt of every request goes through, in order, before those of the request
         /// (``SimpleRequest/intercept(with:)``): see ``RequestInterceptor``. Default: none.
         public var interceptors: [any RequestInterceptor] = []
+        /// What HTTPS connections must satisfy beyond the platform's defaults: extra or only given trust roots,
+        /// public-key pins, a client identity, a minimum TLS version (see the "TLS" article). A transport that cannot
+        /// enforce a part refuses the HTTPS requests it applies to with
+        /// ``SimpleNetworkingError/unsupportedByTransport(reason:)``. Default: ``TLSPolicy/system``.
+        public var tls = TLSPolicy.system
 
         /// Creates the default configuration.
         public init() {}

@@ -53,7 +53,8 @@ extension SimpleNetworking {
     func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
         TransportOptions(
             timeout: parts.timeout ?? attemptTimeout,
-            maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize)
+            maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize,
+            tls: configuration.tls)
     }
 }
 

@@ -20,6 +20,13 @@ public protocol HTTPTransport: Sendable {
     /// than hold a body in memory behind the caller's back.
     var capabilities: TransportCapabilities { get }
 
+    /// The parts of a ``TLSPolicy`` this transport enforces on the HTTPS requests it sends (the policy arrives in
+    /// ``TransportOptions/tls``). The client refuses, before sending, an HTTPS request whose policy asks for a part not
+    /// in this set, with ``SimpleNetworkingError/unsupportedByTransport(reason:)``: a policy is never silently
+    /// ignored. Default: none, so a transport written before TLS policies existed refuses every policy but the
+    /// system's defaults.
+    var tlsEnforcement: TLSRequirements { get }
+
     /// Sends `request` and hands its response to `transfer`: the head once, then each piece of the body, in order,
     /// as it arrives.
     ///
@@ -50,6 +57,9 @@ public protocol HTTPTransport: Sendable {
 extension HTTPTransport {
     /// Does nothing: a transport with no resources to release need not implement `close()`.
     public func close() {}
+
+    /// None: a transport enforces no part of a ``TLSPolicy`` unless it says so.
+    public var tlsEnforcement: TLSRequirements { [] }
 
     /// Sends `request` and collects its whole response in memory, counting the body's bytes as they arrive and
     /// stopping at `options.maximumResponseBodySize`: the layer above the transport that ``SimpleRequest/response(on:)``
@@ -111,14 +121,19 @@ public struct TransportOptions: Sendable {
     public var timeout: TimeInterval
     /// The largest body accepted, in bytes, counted after decompression.
     public var maximumResponseBodySize: Int
+    /// What an HTTPS connection must satisfy: the client's ``SimpleNetworking/Configuration/tls``. The client has
+    /// already refused a request whose policy asks for a part outside ``HTTPTransport/tlsEnforcement``.
+    public var tls: TLSPolicy
 
     /// Creates options.
     /// - Parameters:
     ///   - timeout: The time the request may take, in seconds.
     ///   - maximumResponseBodySize: The largest body accepted, in bytes. Default: `Int.max`, no limit.
-    public init(timeout: TimeInterval, maximumResponseBodySize: Int = .max) {
+    ///   - tls: What an HTTPS connection must satisfy. Default: ``TLSPolicy/system``.
+    public init(timeout: TimeInterval, maximumResponseBodySize: Int = .max, tls: TLSPolicy = .system) {
         self.timeout = timeout
         self.maximumResponseBodySize = maximumResponseBodySize
+        self.tls = tls
     }
 }
 

@@ -1,0 +1,24 @@
+import Foundation
+
+extension SimpleNetworking {
+    /// Refuses an HTTPS hop whose TLS policy asks for a part the transport does not enforce (the client's
+    /// ``tlsShortfall``), before anything is sent; plain `http` hops, and hosts no pin pattern matches when pins are
+    /// the only part missing, pass.
+    /// - Throws: ``SimpleNetworkingError/unsupportedByTransport(reason:)`` naming the transport and the parts.
+    func refuseUnenforcedTLS(_ request: HTTPRequest) throws(SimpleNetworkingError) {
+        guard request.url.scheme?.lowercased() == "https" else { return }
+        let missing = configuration.tls.requirements(forHost: request.url.host).intersection(tlsShortfall)
+        guard !missing.isEmpty else { return }
+        throw .unsupportedByTransport(
+            reason: "\(transportName) cannot enforce \(missing) of the client's TLS policy; nothing was sent (see the "
+                + "TLS article for what each transport enforces)")
+    }
+
+    /// The transport's name as an error names it: "URLSession on Linux", or the transport's type.
+    var transportName: String {
+        #if canImport(FoundationNetworking)
+            if transport is URLSessionTransport { return "URLSession on Linux" }
+        #endif
+        return transport is URLSessionTransport ? "URLSession" : "\(type(of: transport))"
+    }
+}
