@@ -45,11 +45,12 @@ public struct PublicKeyPins: Sendable, Hashable {
     public init(host pattern: String, digests: [Data]) throws(TLSPolicyError) {
         guard !digests.isEmpty, digests.allSatisfy({ $0.count == 32 }) else { throw .invalidPin }
         let normalized = Self.normalize(pattern)
-        let name =
-            normalized.hasPrefix("**.")
-            ? normalized.dropFirst(3)
-            : normalized.hasPrefix("*.")
-                ? normalized.dropFirst(2) : normalized[...]
+        var name = normalized[...]
+        if name.hasPrefix("**.") {
+            name = name.dropFirst(3)
+        } else if name.hasPrefix("*.") {
+            name = name.dropFirst(2)
+        }
         guard Self.isHostName(name) else { throw .invalidHostPattern(pattern) }
         hostPattern = normalized
         self.digests = Set(digests)
