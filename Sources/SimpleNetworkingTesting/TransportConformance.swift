@@ -53,7 +53,7 @@ public struct TransportConformance: Sendable {
         "stoppedBodyClosesConnection", "uploadProgressBeforeEnd", "trailerFields",
     ]
 
-    private let makeTransport: @Sendable (MockServer) -> any HTTPTransport
+    let makeTransport: @Sendable (MockServer) -> any HTTPTransport
 
     /// Creates the kit for transports made by `makeTransport`.
     /// - Parameter makeTransport: Returns a new transport for the check's server; called once per check.

@@ -1,4 +1,5 @@
 import Foundation
+import SimpleNetworking
 
 /// An HTTPS server on loopback for one test, in a child process: Python's `ssl` module with a certificate made for the
 /// test by `openssl` (nothing committed, nothing that expires between runs).
@@ -17,22 +18,81 @@ struct TLSTestServer {
     static let openssl: URL? = executable("openssl")
     static let python3: URL? = executable("python3")
 
+    /// The private root of ``issuedByPrivateRoot(connections:)``'s certificate, when it made one.
+    var root: TLSCertificate?
+    /// The SHA-256 of the server certificate's `SubjectPublicKeyInfo`.
+    var publicKeyDigest = Data()
+
     /// Starts a server whose certificate is self-signed for `127.0.0.1` and `localhost`.
     /// - Parameter connections: The connections it accepts before it exits.
     static func selfSigned(connections: Int = 1) async throws -> TLSTestServer {
-        guard let openssl, let python3 else { throw ChildProcessFailure(description: "openssl or python3 is missing") }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (openssl, folder) = try prepare()
         let key = folder.appendingPathComponent("key.pem").path
         let certificate = folder.appendingPathComponent("certificate.pem").path
-        let made = try await runChild(
+        try await run(
             openssl,
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
                 "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
             ])
-        guard made.status == 0 else { throw ChildProcessFailure(description: "openssl exited with \(made.status)") }
+        return try await start(certificate: certificate, key: key, in: folder, connections: connections)
+    }
+
+    /// Starts a server whose certificate, for `127.0.0.1` and `localhost`, is issued by a root made for the run
+    /// (``root``), which no trust store holds.
+    /// - Parameter connections: The connections it accepts before it exits.
+    static func issuedByPrivateRoot(connections: Int = 1) async throws -> TLSTestServer {
+        let (openssl, folder) = try prepare()
+        let path = { folder.appendingPathComponent($0).path }
+        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try await run(
+            openssl,
+            ["req", "-x509"] + curve + [
+                "-keyout", path("root.key"), "-out", path("root.pem"), "-days", "1",
+                "-subj", "/CN=SimpleNetworking test root", "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign",
+            ])
+        try await run(
+            openssl, ["req"] + curve + ["-keyout", path("key.pem"), "-out", path("leaf.csr"), "-subj", "/CN=localhost"])
+        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8).write(to: URL(fileURLWithPath: path("leaf.ext")))
+        try await run(
+            openssl,
+            [
+                "x509", "-req", "-in", path("leaf.csr"), "-CA", path("root.pem"), "-CAkey", path("root.key"),
+                "-CAcreateserial", "-out", path("certificate.pem"), "-days", "1", "-extfile", path("leaf.ext"),
+            ])
+        try await run(
+            openssl, ["pkey", "-in", path("key.pem"), "-pubout", "-outform", "DER", "-out", path("spki.der")])
+        var server = try await start(
+            certificate: path("certificate.pem"), key: path("key.pem"), in: folder, connections: connections)
+        server.root = try TLSCertificate.certificates(pem: String(contentsOfFile: path("root.pem"), encoding: .utf8))
+            .first
+        try await run(openssl, ["dgst", "-sha256", "-binary", "-out", path("digest.bin"), path("spki.der")])
+        server.publicKeyDigest = try Data(contentsOf: URL(fileURLWithPath: path("digest.bin")))
+        return server
+    }
+
+    private static func prepare() throws -> (openssl: URL, folder: URL) {
+        guard let openssl, python3 != nil else {
+            throw ChildProcessFailure(description: "openssl or python3 is missing")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (openssl, folder)
+    }
+
+    private static func run(_ openssl: URL, _ arguments: [String]) async throws {
+        let made = try await runChild(openssl, arguments)
+        guard made.status == 0 else {
+            throw ChildProcessFailure(description: "openssl \(arguments[0]) exited with \(made.status)")
+        }
+    }
+
+    private static func start(certificate: String, key: String, in folder: URL, connections: Int) async throws
+        -> TLSTestServer
+    {
+        guard let python3 else { throw ChildProcessFailure(description: "python3 is missing") }
         let portFile = folder.appendingPathComponent("port").path
         let child = Task {
             try await runChild(python3, ["-c", script, certificate, key, portFile, "\(connections)"], timeout: 40)

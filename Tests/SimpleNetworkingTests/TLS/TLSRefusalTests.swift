@@ -118,3 +118,64 @@ extension SimpleNetworkingError {
         return false
     }
 }
+
+/// The conformance kit's TLS checks (<doc:TLS>) against the URLSession transport, over loopback TLS with a certificate
+/// from a root made for the run.
+@Suite("TLS conformance over URLSession")
+struct URLSessionTLSConformanceTests {
+    @Test(
+        "URLSession passes the TLS checks: a private root fails under the system's policy, and every declared part holds",
+        .enabled(if: TLSTestServer.isAvailable, "openssl or python3 is not installed"))
+    func conformance() async throws {
+        let declared = URLSessionTransport(configuration: SimpleNetworking.Configuration()).tlsEnforcement
+        // One connection per check that runs, so that the server exits when the last one is done.
+        let rooted = declared.contains(.additionalTrustRoots)
+        let connections =
+            1 + (rooted ? 1 : 0) + (rooted && declared.contains(.onlyAdditionalTrustRoots) ? 1 : 0)
+            + (rooted && declared.contains(.publicKeyPins) ? 2 : 0)
+        let server = try await TLSTestServer.issuedByPrivateRoot(connections: connections)
+        let root = try #require(server.root)
+        #expect(server.publicKeyDigest.count == 32)
+        let fixture = TLSConformanceServer(
+            url: server.baseURL, root: root, publicKeyDigest: server.publicKeyDigest)
+
+        let failures = await TransportConformance { _ in
+            URLSessionTransport(configuration: SimpleNetworking.Configuration())
+        }.run(tls: fixture)
+
+        #expect(failures.isEmpty, "\(failures)")
+        await server.finish()
+    }
+
+    @Test(
+        "A transport that declares parts of the policy and ignores them fails the TLS checks",
+        .enabled(if: TLSTestServer.isAvailable, "openssl or python3 is not installed"))
+    func declaredButIgnored() async throws {
+        // 1 + additional root + only given roots + two pin checks.
+        let server = try await TLSTestServer.issuedByPrivateRoot(connections: 5)
+        let fixture = TLSConformanceServer(
+            url: server.baseURL, root: try #require(server.root), publicKeyDigest: server.publicKeyDigest)
+
+        let failures = await TransportConformance { _ in
+            ClaimsEverything(base: URLSessionTransport(configuration: SimpleNetworking.Configuration()))
+        }.run(tls: fixture)
+
+        #expect(Set(failures.map(\.check)) == ["tlsAdditionalRoot", "tlsOnlyGivenRoots", "tlsPinMatch"], "\(failures)")
+        await server.finish()
+    }
+}
+
+/// A transport that claims to enforce every part of a TLS policy and enforces none.
+private struct ClaimsEverything: HTTPTransport {
+    let base: URLSessionTransport
+    var capabilities: TransportCapabilities { base.capabilities }
+    var tlsEnforcement: TLSRequirements { .all }
+
+    func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+    {
+        try await base.send(request, options: options, transfer: transfer)
+    }
+
+    func close() { base.close() }
+}
