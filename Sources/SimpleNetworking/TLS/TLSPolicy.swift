@@ -109,14 +109,11 @@ public struct TLSRequirements: OptionSet, Sendable, Hashable, CustomStringConver
 }
 
 /// A TLS protocol version, for ``TLSPolicy/minimumVersion``.
-public enum TLSVersion: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
+public enum TLSVersion: Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
     /// TLS 1.2.
-    case tls12 = 12
+    case tls12
     /// TLS 1.3.
-    case tls13 = 13
-
-    /// Orders versions from oldest to newest.
-    public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
+    case tls13
 
     /// "TLS 1.2" or "TLS 1.3".
     public var description: String { self == .tls12 ? "TLS 1.2" : "TLS 1.3" }
