@@ -4,12 +4,11 @@ import Testing
 
 // The samples of the DocC article TLS.md.
 
-func tlsPrivateRoot(caPEM: String) throws -> SimpleNetworking {
+func tlsPrivateRoot(caPEM: String, internalURL: URL) throws -> SimpleNetworking {
     // DOC-SAMPLE: TLS/private-root
     var configuration = SimpleNetworking.Configuration()
     configuration.tls.additionalTrustRoots = try TLSCertificate.certificates(pem: caPEM)
-    let api = SimpleNetworking(
-        baseURL: URL(string: "https://internal.example.com")!, configuration: configuration)
+    let api = SimpleNetworking(baseURL: internalURL, configuration: configuration)
     // DOC-SAMPLE-END
     return api
 }
@@ -23,7 +22,7 @@ func tlsPins() throws -> SimpleNetworking.Configuration {
             [
                 "sha256/AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",  // the key in use
                 "sha256/ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=",  // a backup key, not yet deployed
-            ]),
+            ])
     ]
     // DOC-SAMPLE-END
     return configuration
