@@ -7,8 +7,9 @@ import Testing
 #endif
 
 /// The parts of URLSession's TLS enforcement on Apple platforms that run everywhere: rebuilding a key's
-/// `SubjectPublicKeyInfo` for its pin, matching a chain against pins, naming the failed check.
-@Suite("URLSession TLS: public-key pins, failed checks")
+/// `SubjectPublicKeyInfo` for its pin, matching a chain against pins, naming the failed check, and what the transport
+/// enforces or refuses. The challenges themselves only type-check on Linux (the Apple-branch build).
+@Suite("URLSession TLS: public-key pins, failed checks, what is enforced")
 struct URLSessionTLSTests {
     typealias KeyType = SubjectPublicKeyInfo.KeyType
 
@@ -100,6 +101,64 @@ struct URLSessionTLSTests {
         #expect(failure.urlError?.code == row.code)
         #expect(failure.description.contains(row.words), "\(failure)")
         #expect(failure.urlError?.failingURL?.host == "api.example.com")
+    }
+
+    @Test("The library's own session enforces everything but a PEM identity on Apple platforms, nothing on Linux")
+    func enforcement() throws {
+        let own = URLSessionTransport(configuration: SimpleNetworking.Configuration())
+        let callers = URLSessionTransport(session: URLSession(configuration: .ephemeral))
+        defer {
+            own.close()
+            callers.close()
+        }
+
+        #if canImport(FoundationNetworking)
+            #expect(own.tlsEnforcement == [])
+        #else
+            #expect(own.tlsEnforcement == TLSRequirements.all.subtracting(.clientIdentityPEM))
+        #endif
+        #expect(callers.tlsEnforcement == [])
+    }
+
+    @Test("A request whose TLS policy is not its session's is refused before anything is sent")
+    func otherPolicyRefused() async throws {
+        let transport = URLSessionTransport(configuration: SimpleNetworking.Configuration())
+        defer { transport.close() }
+        var policy = TLSPolicy()
+        policy.trustsOnlyAdditionalRoots = true
+        let request = HTTPRequest(method: .get, url: try #require(URL(string: "https://127.0.0.1:9/")))
+
+        let error = await #expect(throws: SimpleNetworkingError.self) {
+            _ = try await transport.send(request, options: TransportOptions(timeout: 5, tls: policy))
+        }
+
+        guard case .unsupportedByTransport(let reason)? = error else {
+            Issue.record("expected unsupportedByTransport, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("fixed when its session is made"), "\(reason)")
+    }
+
+    @Test(
+        "Another policy that asks nothing of the request's host, or a plain http request, is sent",
+        arguments: ["https://127.0.0.1:9/", "http://127.0.0.1:9/"])
+    func otherPolicyNotApplying(_ url: String) async throws {
+        let transport = URLSessionTransport(configuration: SimpleNetworking.Configuration())
+        defer { transport.close() }
+        var policy = TLSPolicy()
+        policy.pins = [try PublicKeyPins(host: "api.example.com", [Self.p256Pin])]
+        if url.hasPrefix("http:") { policy.trustsOnlyAdditionalRoots = true }
+        let request = HTTPRequest(method: .get, url: try #require(URL(string: url)))
+
+        // Nothing listens on port 9 of loopback: the attempt reaches the network and fails there.
+        let error = await #expect(throws: SimpleNetworkingError.self) {
+            _ = try await transport.send(request, options: TransportOptions(timeout: 5, tls: policy))
+        }
+
+        guard case .transportFailed? = error else {
+            Issue.record("expected a transport failure, got \(String(describing: error))")
+            return
+        }
     }
 
     private static func bytes(_ hex: String) -> Data {
