@@ -9,9 +9,10 @@ extension SimpleNetworking {
         guard request.url.scheme?.lowercased() == "https" else { return }
         let missing = configuration.tls.requirements(forHost: request.url.host).intersection(tlsShortfall)
         guard !missing.isEmpty else { return }
+        let hint = (transport as? URLSessionTransport).flatMap { $0.tlsRefusalHint(for: missing) }.map { "; " + $0 }
         throw .unsupportedByTransport(
-            reason: "\(transportName) cannot enforce \(missing) of the client's TLS policy; nothing was sent (see the "
-                + "TLS article for what each transport enforces)")
+            reason: "\(transportName) cannot enforce \(missing) of the client's TLS policy\(hint ?? ""); nothing was "
+                + "sent (see the TLS article for what each transport enforces)")
     }
 
     /// The transport's name as an error names it: "URLSession on Linux", or the transport's type.

@@ -47,16 +47,19 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// The transport's sessions, retired here after a response with invalid framing; `nil` for a delegate of no
     /// transport (tests).
     let sessions: SessionSlot?
+    /// The TLS policy the session's connections are held to, and how TLS challenges are answered with it.
+    let tls: SessionTLS
 
     /// A delegate that counts its starts and transfers in `taskStarts`: the process's, or a test's own.
     package convenience init(taskStarts: TaskStarts = .shared) {
         self.init(taskStarts: taskStarts, sessions: nil)
     }
 
-    /// A delegate of a transport whose sessions are in `sessions`.
-    init(taskStarts: TaskStarts, sessions: SessionSlot?) {
+    /// A delegate of a transport whose sessions are in `sessions`, holding them to `tls`.
+    init(taskStarts: TaskStarts, sessions: SessionSlot?, tls: SessionTLS = SessionTLS()) {
         self.taskStarts = taskStarts
         self.sessions = sessions
+        self.tls = tls
     }
 
     /// Creates the attempt's task with `makeTask`, registers it and starts it; ends the attempt with a transport
@@ -266,7 +269,15 @@ package final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             pending.declinedChallenge = response
             completionHandler(.rejectProtectionSpace, nil)
         #else
-            completionHandler(.performDefaultHandling, nil)
+            // Server trust and client certificates by the TLS policy (`SessionTLS`); anything else by default
+            // handling, which answers no HTTP challenge with a credential, as there is no credential storage. A failed
+            // check ends the attempt with its failure first: the cancelled challenge would otherwise read as
+            // `cancelled`.
+            let answer = tls.answer(challenge)
+            if let failure = answer.failure, let pending = pending(for: task) {
+                stop(pending, with: .transportFailed(TransportFailure(failure.urlError(for: task.originalRequest))))
+            }
+            completionHandler(answer.disposition, answer.credential)
         #endif
     }
 

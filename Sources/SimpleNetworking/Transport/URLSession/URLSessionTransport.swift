@@ -39,9 +39,13 @@ package final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.timeoutIntervalForRequest = Self.sessionTimeout(
             for: configuration.attemptTimeout(requested: nil))
         sessionConfiguration.httpMaximumConnectionsPerHost = max(1, configuration.maximumConnectionsPerHost)
+        let tls = SessionTLS(policy: configuration.tls)
+        #if !canImport(FoundationNetworking) || APPLE_BRANCH_CHECK
+            tls.configure(sessionConfiguration)
+        #endif
         // Made at the first start, and again after invalid framing retired one.
         sessions = SessionSlot(configuration: sessionConfiguration, delegateQueue: Self.makeDelegateQueue())
-        delegate = SessionDelegate(taskStarts: taskStarts, sessions: sessions)
+        delegate = SessionDelegate(taskStarts: taskStarts, sessions: sessions, tls: tls)
         ownsSession = true
     }
 
@@ -89,6 +93,16 @@ package final class URLSessionTransport: HTTPTransport {
         ownsSession ? [.streaming, .transferCancellation] : .transferCancellation
     }
 
+    /// On Apple platforms, with the library's own session, every part of a ``TLSPolicy`` but a client identity from
+    /// PEM, through the session delegate's TLS challenges and the session's minimum TLS version; on Linux, and on a
+    /// session the caller made, none (see ``SessionTLS``).
+    package var tlsEnforcement: TLSRequirements { ownsSession ? SessionTLS.enforcement : [] }
+
+    /// What the client's refusal of `missing` TLS parts adds for this transport, if anything.
+    func tlsRefusalHint(for missing: TLSRequirements) -> String? {
+        SessionTLS.refusalHint(for: missing, ownsSession: ownsSession)
+    }
+
     /// Streams in both directions on the library's own session: the response body goes to `transfer` from the
     /// delegate as it arrives (URLSession cannot pause a transfer, so a reader that falls too far behind fails it),
     /// and a body file is sent with an upload task, which reads it from disk as it goes. On Linux that is what
@@ -98,6 +112,9 @@ package final class URLSessionTransport: HTTPTransport {
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
         if let reason = Self.cannotSend(request) { throw .unsupportedByTransport(reason: reason) }
+        if let reason = delegate.tls.refusal(of: options.tls, for: request, ownsSession: ownsSession) {
+            throw .unsupportedByTransport(reason: reason)
+        }
         guard ownsSession else {
             guard request.bodyFile == nil else {
                 throw .unsupportedByTransport(reason: "a URLSession the caller made cannot stream a body file")
