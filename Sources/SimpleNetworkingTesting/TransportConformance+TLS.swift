@@ -52,12 +52,22 @@ extension TransportConformance {
     ]
 
     /// Runs every TLS check against `server`, one after another, each with a fresh transport.
-    /// - Parameter server: The caller's HTTPS server.
+    /// - Parameters:
+    ///   - server: The caller's HTTPS server.
+    ///   - transportForPolicy: Makes a transport for the check's policy, for a transport whose TLS settings are
+    ///     fixed when it is made (the URLSession transport's are: its session's); `nil`, the default, uses the kit's
+    ///     factory, for a transport that takes the policy per request from ``TransportOptions/tls``. Each check sends
+    ///     its policy in the options either way.
     /// - Returns: The checks that did not hold; empty when the transport conforms.
-    public func run(tls server: TLSConformanceServer) async -> [Failure] {
+    public func run(
+        tls server: TLSConformanceServer,
+        transportForPolicy: (@Sendable (TLSPolicy) -> any HTTPTransport)? = nil
+    ) async -> [Failure] {
         var failures: [Failure] = []
         for check in Self.tlsChecks {
-            if let message = await run(check, tls: server) { failures.append(Failure(check: check, message: message)) }
+            if let message = await run(check, tls: server, transportForPolicy: transportForPolicy) {
+                failures.append(Failure(check: check, message: message))
+            }
         }
         return failures
     }
@@ -66,30 +76,38 @@ extension TransportConformance {
     /// - Parameters:
     ///   - check: One of ``tlsChecks``.
     ///   - server: The caller's HTTPS server.
+    ///   - transportForPolicy: Makes a transport for the check's policy; see ``run(tls:transportForPolicy:)``.
     /// - Returns: What went wrong, or `nil` when the check holds or does not apply.
-    public func run(_ check: String, tls server: TLSConformanceServer) async -> String? {
-        let transport: any HTTPTransport
-        do {
-            let placeholder = try MockServer()
-            transport = makeTransport(placeholder)
-            placeholder.shutdown()
-        } catch {
-            return "MockServer could not start: \(error)"
-        }
-        defer { transport.close() }
-        let declared = transport.tlsEnforcement
+    public func run(
+        _ check: String, tls server: TLSConformanceServer,
+        transportForPolicy: (@Sendable (TLSPolicy) -> any HTTPTransport)? = nil
+    ) async -> String? {
         var trusting = TLSPolicy()
         trusting.additionalTrustRoots = [server.root]
+        let make: @Sendable (TLSPolicy) -> (any HTTPTransport)?
+        if let transportForPolicy {
+            make = transportForPolicy
+        } else {
+            make = { [makeTransport] _ in
+                guard let placeholder = try? MockServer() else { return nil }
+                defer { placeholder.shutdown() }
+                return makeTransport(placeholder)
+            }
+        }
+        // Which parts the transport declares, from one made with no policy.
+        guard let probe = make(.system) else { return "MockServer could not start" }
+        let declared = probe.tlsEnforcement
+        probe.close()
         switch check {
         case "tlsPrivateRootRefused":
-            return await expectTLSFailure(transport, server.url, .system)
+            return await expectTLSFailure(make, server.url, .system)
         case "tlsAdditionalRoot":
             guard declared.contains(.additionalTrustRoots) else { return nil }
-            return await expectSuccess(transport, server.url, trusting)
+            return await expectSuccess(make, server.url, trusting)
         case "tlsOnlyGivenRoots":
             guard declared.isSuperset(of: [.additionalTrustRoots, .onlyAdditionalTrustRoots]) else { return nil }
             trusting.trustsOnlyAdditionalRoots = true
-            return await expectSuccess(transport, server.url, trusting)
+            return await expectSuccess(make, server.url, trusting)
         case "tlsPinMismatch", "tlsPinMatch":
             guard declared.isSuperset(of: [.additionalTrustRoots, .publicKeyPins]), let host = server.url.host else {
                 return nil
@@ -101,8 +119,8 @@ extension TransportConformance {
                 return "the server's digest is not 32 bytes: \(error)"
             }
             return check == "tlsPinMatch"
-                ? await expectSuccess(transport, server.url, trusting)
-                : await expectTLSFailure(transport, server.url, trusting)
+                ? await expectSuccess(make, server.url, trusting)
+                : await expectTLSFailure(make, server.url, trusting)
         case "tlsClientIdentity":
             guard let (url, identity) = server.mutualTLS, declared.contains(.additionalTrustRoots) else { return nil }
             let format: TLSRequirements
@@ -111,23 +129,25 @@ extension TransportConformance {
             case .pkcs12: format = .clientIdentityPKCS12
             }
             guard declared.contains(format) else { return nil }
-            if case .success(let response) = await send(transport, url, trusting) {
+            if case .success(let response) = await send(make, url, trusting) {
                 return "without a client certificate the server answered \(response.statusCode)"
             }
             trusting.clientIdentity = identity
-            return await expectSuccess(transport, url, trusting)
+            return await expectSuccess(make, url, trusting)
         case "tlsMinimumVersion":
             guard let url = server.tls12OnlyURL, declared.isSuperset(of: [.additionalTrustRoots, .minimumVersion])
             else { return nil }
             trusting.minimumVersion = .tls13
-            return await expectTLSFailure(transport, url, trusting)
+            return await expectTLSFailure(make, url, trusting)
         default:
             return "no such check"
         }
     }
 
-    private func expectSuccess(_ transport: any HTTPTransport, _ url: URL, _ policy: TLSPolicy) async -> String? {
-        switch await send(transport, url, policy) {
+    private func expectSuccess(
+        _ make: @Sendable (TLSPolicy) -> (any HTTPTransport)?, _ url: URL, _ policy: TLSPolicy
+    ) async -> String? {
+        switch await send(make, url, policy) {
         case .success(let response):
             return (200..<300).contains(response.statusCode) ? nil : "expected a 2xx, got \(response.statusCode)"
         case .failure(let error):
@@ -135,8 +155,10 @@ extension TransportConformance {
         }
     }
 
-    private func expectTLSFailure(_ transport: any HTTPTransport, _ url: URL, _ policy: TLSPolicy) async -> String? {
-        switch await send(transport, url, policy) {
+    private func expectTLSFailure(
+        _ make: @Sendable (TLSPolicy) -> (any HTTPTransport)?, _ url: URL, _ policy: TLSPolicy
+    ) async -> String? {
+        switch await send(make, url, policy) {
         case .success(let response):
             return "expected tlsFailure, got \(response.statusCode): a policy was ignored"
         case .failure(let error):
@@ -147,9 +169,14 @@ extension TransportConformance {
         }
     }
 
-    private func send(_ transport: any HTTPTransport, _ url: URL, _ policy: TLSPolicy) async
+    /// Sends a GET of `url` with `policy` in the options, on a fresh transport made for `policy`.
+    private func send(_ make: @Sendable (TLSPolicy) -> (any HTTPTransport)?, _ url: URL, _ policy: TLSPolicy) async
         -> Result<SimpleResponse, SimpleNetworkingError>
     {
+        guard let transport = make(policy) else {
+            return .failure(.transportFailed(TransportFailure(.other, detail: "MockServer could not start")))
+        }
+        defer { transport.close() }
         do throws(SimpleNetworkingError) {
             let options = TransportOptions(timeout: 20, tls: policy)
             return .success(try await transport.send(HTTPRequest(method: .get, url: url), options: options))

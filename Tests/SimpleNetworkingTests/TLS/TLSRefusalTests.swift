@@ -141,7 +141,11 @@ struct URLSessionTLSConformanceTests {
 
         let failures = await TransportConformance { _ in
             URLSessionTransport(configuration: SimpleNetworking.Configuration())
-        }.run(tls: fixture)
+        }.run(tls: fixture) { policy in
+            var configuration = SimpleNetworking.Configuration()
+            configuration.tls = policy
+            return URLSessionTransport(configuration: configuration)
+        }
 
         #expect(failures.isEmpty, "\(failures)")
         await server.finish()
@@ -165,7 +169,7 @@ struct URLSessionTLSConformanceTests {
     }
 }
 
-/// A transport that claims to enforce every part of a TLS policy and enforces none.
+/// A transport that claims to enforce every part of a TLS policy and enforces none: it sends with the system's.
 private struct ClaimsEverything: HTTPTransport {
     let base: URLSessionTransport
     var capabilities: TransportCapabilities { base.capabilities }
@@ -174,7 +178,9 @@ private struct ClaimsEverything: HTTPTransport {
     func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
-        try await base.send(request, options: options, transfer: transfer)
+        var options = options
+        options.tls = .system
+        return try await base.send(request, options: options, transfer: transfer)
     }
 
     func close() { base.close() }
