@@ -123,7 +123,7 @@ public final class MockTransport: HTTPTransport, Sendable {
     ///   - options: The timeout (a reply delayed past it times out) and the body size limit, counted as the pieces
     ///     are handed over.
     ///   - transfer: Receives the head and the body.
-    /// - Returns: The scripted response's head, with the request's URL.
+    /// - Returns: The scripted response's head, with the request's URL (and the scripted response's HTTP version).
     /// - Throws: The scripted failure; a `timedOut` ``TransportFailure``;
     ///   ``SimpleNetworkingError/responseTooLarge(limit:)``; ``SimpleNetworkingError/cancelled`` when cancelled
     ///   before the call or during a delay; or what `transfer` throws.
@@ -148,7 +148,9 @@ public final class MockTransport: HTTPTransport, Sendable {
         try await clock.wait(reply.delay)
         if transfer.isCancelled { throw .cancelled }
         let response = try reply.result.get()
-        let head = SimpleResponse(statusCode: response.statusCode, headers: response.headers, url: request.url)
+        let head = SimpleResponse(
+            statusCode: response.statusCode, headers: response.headers, url: request.url,
+            httpVersion: response.httpVersion)
         try transfer.receive(head: head)
         var body = BodyPieces(limit: options.maximumResponseBodySize)
         try await body.deliver(response.body, to: transfer)

@@ -219,7 +219,8 @@ extension SimpleRequest {
                 record.history.append(
                     RequestAttempt(
                         number: record.attempts, statusCode: try? sent.outcome.get().statusCode,
-                        error: sent.outcome.failure, delay: waited, retriedBy: asked?.interceptor))
+                        error: sent.outcome.failure, delay: waited, retriedBy: asked?.interceptor,
+                        httpVersion: try? sent.outcome.get().httpVersion))
                 record.lastResponse = try? sent.outcome.get()
                 publish(record)
                 if let asked {

@@ -8,6 +8,7 @@ public struct SimpleResponse: Sendable {
         var headers: HTTPHeaders
         var body: Data
         var url: URL?
+        var httpVersion: HTTPProtocolVersion?
         var attempts: [RequestAttempt] = []
         var fileURL: URL?
         var clientDecoder: JSONDecoder?
@@ -35,6 +36,11 @@ public struct SimpleResponse: Sendable {
     public var body: Data { storage.fields.body }
     /// The URL that answered, after any redirects.
     public var url: URL? { storage.fields.url }
+    /// The HTTP version the response came over, as the transport saw it; `nil` when the transport does not say.
+    public var httpVersion: HTTPProtocolVersion? {
+        get { storage.fields.httpVersion }
+        set { self = changing { $0.httpVersion = newValue } }
+    }
     /// Every attempt of the execution that produced this response, this one last.
     public internal(set) var attempts: [RequestAttempt] {
         get { storage.fields.attempts }
@@ -58,8 +64,13 @@ public struct SimpleResponse: Sendable {
     ///   - headers: The response headers.
     ///   - body: The response body.
     ///   - url: The URL that answered.
-    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
-        storage = Storage(Fields(statusCode: statusCode, headers: headers, body: body, url: url))
+    ///   - httpVersion: The HTTP version the response came over, when the transport knows it. Default: `nil`.
+    public init(
+        statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
+        httpVersion: HTTPProtocolVersion? = nil
+    ) {
+        storage = Storage(
+            Fields(statusCode: statusCode, headers: headers, body: body, url: url, httpVersion: httpVersion))
     }
 
     private init(_ fields: Fields) {

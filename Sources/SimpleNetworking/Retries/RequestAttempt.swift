@@ -13,6 +13,9 @@ public struct RequestAttempt: Sendable {
     /// The interceptor that asked for the attempt after this one (``RequestInterceptor/retry(after:context:)``), by
     /// its type's name; `nil` when none did.
     public let retriedBy: String?
+    /// The HTTP version the response came over (``SimpleResponse/httpVersion``); `nil` when no response arrived or
+    /// the transport does not say.
+    public let httpVersion: HTTPProtocolVersion?
 
     /// Creates a record.
     /// - Parameters:
@@ -21,22 +24,26 @@ public struct RequestAttempt: Sendable {
     ///   - error: The failure, if no response arrived.
     ///   - delay: Seconds waited before the attempt.
     ///   - retriedBy: The interceptor that asked for the next attempt, if one did. Default: none.
+    ///   - httpVersion: The HTTP version the response came over, if known. Default: `nil`.
     public init(
-        number: Int, statusCode: Int?, error: SimpleNetworkingError?, delay: TimeInterval, retriedBy: String? = nil
+        number: Int, statusCode: Int?, error: SimpleNetworkingError?, delay: TimeInterval, retriedBy: String? = nil,
+        httpVersion: HTTPProtocolVersion? = nil
     ) {
         self.number = number
         self.statusCode = statusCode
         self.error = error
         self.delay = delay
         self.retriedBy = retriedBy
+        self.httpVersion = httpVersion
     }
 }
 
 extension RequestAttempt: CustomStringConvertible {
-    /// For example `#2 after 0.40 s: 503`.
+    /// For example `#2 after 0.40 s: 503`, or `#1 after 0.00 s: 200 over HTTP/2` when the version is known.
     public var description: String {
         let outcome = statusCode.map(String.init) ?? error.map { "\($0)" } ?? "no outcome"
+        let version = httpVersion.map { " over \($0)" } ?? ""
         let retried = retriedBy.map { ", retried by \($0)" } ?? ""
-        return "#\(number) after \(String(format: "%.2f", delay)) s: \(outcome)\(retried)"
+        return "#\(number) after \(String(format: "%.2f", delay)) s: \(outcome)\(version)\(retried)"
     }
 }

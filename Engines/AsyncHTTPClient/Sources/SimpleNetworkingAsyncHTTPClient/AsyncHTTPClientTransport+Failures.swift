@@ -9,11 +9,14 @@ import SimpleNetworkingContentDecoding
 
 extension AsyncHTTPClientTransport {
     /// The library's error for what AsyncHTTPClient or SwiftNIO reported, in the categories the URLSession transport
-    /// uses, so the client's retry policy decides the same way over either.
+    /// uses, so the client's retry policy decides the same way over either. A TLS failure names the check that failed
+    /// (`TLSFailureReason`).
     /// - Parameters:
     ///   - error: The error the request failed with.
     ///   - afterHead: Whether the response head had arrived: a connection that ends after it cut the body short.
-    static func failure(_ error: any Error, afterHead: Bool) -> SimpleNetworkingError {
+    ///   - overTLS: Whether the request was HTTPS: a connection closed before the head may be a server's refusal of
+    ///     the client certificate, which AsyncHTTPClient does not report over HTTP/2.
+    static func failure(_ error: any Error, afterHead: Bool, overTLS: Bool = false) -> SimpleNetworkingError {
         if let tooLarge = error as? ResponseStreamer.TooLarge { return .responseTooLarge(limit: tooLarge.limit) }
         if let stopped = error as? ResponseStreamer.Stopped { return stopped.error }
         if let error = error as? SimpleNetworkingError { return error }
@@ -25,6 +28,7 @@ extension AsyncHTTPClientTransport {
             if error == .alreadyShutdown { return closedError }
             if error == .cancelled { return .cancelled }
             (category, underlying) = (Self.category(of: error, afterHead: afterHead), error)
+            if overTLS, !afterHead, error == .remoteConnectionClosed { detail = closedAfterHandshake }
         case let error as NIOConnectionError:
             let resolved = error.dnsAError == nil || error.dnsAAAAError == nil || !error.connectionErrors.isEmpty
             (category, underlying) = (resolved ? .cannotConnect : .hostNotFound, error)
@@ -39,9 +43,11 @@ extension AsyncHTTPClientTransport {
         case let error as ContentDecoder.Failure:
             (category, underlying, detail) = (.badServerResponse, error, error.description)
         case let error as NIOSSLError:
-            (category, underlying) = (.tlsFailure, error)
+            (category, underlying, detail) = (.tlsFailure, error, TLSFailureReason.detail(of: error))
         case let error as BoringSSLError:
-            (category, underlying) = (.tlsFailure, error)
+            (category, underlying, detail) = (.tlsFailure, error, TLSFailureReason.detail(of: error))
+        case let error as NIOSSLExtraError:
+            (category, underlying, detail) = (.tlsFailure, error, TLSFailureReason.detail(of: error))
         case is CancellationError:
             return .cancelled
         default:
@@ -49,6 +55,14 @@ extension AsyncHTTPClientTransport {
         }
         return .transportFailed(TransportFailure(category, underlying: underlying, detail: detail))
     }
+
+    /// Why an HTTPS connection may close before any response: under TLS 1.3 a server checks the client certificate
+    /// after the handshake, and over HTTP/2 AsyncHTTPClient reports its alert as the connection closing.
+    static let closedAfterHandshake =
+        "the server closed the connection without answering; under TLS 1.3 a server that requires a client "
+        + "certificate, or refuses the one presented, does so after the handshake, and over HTTP/2 AsyncHTTPClient "
+        + "does not report the server's TLS alert (with allowsHTTP2 off it reads as client certificate required or "
+        + "rejected)"
 
     /// What the HTTP/1 parser refused in a response, in words a person can act on.
     static func reason(of error: HTTPParserError) -> String {

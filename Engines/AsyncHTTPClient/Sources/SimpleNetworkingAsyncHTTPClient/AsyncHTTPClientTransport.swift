@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import SimpleNetworking
 import Tracing
 
@@ -23,12 +24,18 @@ import Tracing
 /// after decompression, and failures arrive in the same categories. It streams both ways with backpressure, and sends
 /// bodies on any method and to IPv6-literal hosts.
 ///
-/// Lifecycle: each transport owns one `HTTPClient`. ``close()`` starts its shutdown and returns at once: requests in
-/// flight end with `SimpleNetworkingError.cancelled`, and later ones fail with a `transportFailed` that says the
-/// transport was closed. ``shutdown()`` does the same and waits until the connections are closed. A transport released
-/// without either is shut down by its `deinit`. The event loops are not the transport's: by default they are
-/// SwiftNIO's process-wide group, which lives as long as the process, so no event loop is ever started or leaked per
-/// transport.
+/// TLS: the client's `TLSPolicy` (trust roots added to the system's or instead of them, a client identity from PEM or
+/// PKCS #12, a minimum version) becomes the `TLSConfiguration` of each HTTPS request, made once per policy
+/// (``tlsEnforcement``). Public-key pins are not enforced: AsyncHTTPClient has no certificate-verification callback,
+/// so the client refuses an HTTPS request that a pin applies to, before sending it.
+///
+/// Lifecycle: a transport made with ``init(configuration:eventLoopGroup:)`` owns its `HTTPClient`. ``close()`` starts
+/// its shutdown and returns at once: requests in flight end with `SimpleNetworkingError.cancelled`, and later ones fail
+/// with a `transportFailed` that says the transport was closed. ``shutdown()`` does the same and waits until the
+/// connections are closed. A transport released without either is shut down by its `deinit`. A transport made with
+/// ``init(client:)`` sends over a client of yours and never shuts it down. The event loops are not the transport's: by
+/// default they are SwiftNIO's process-wide group, which lives as long as the process, so no event loop is ever
+/// started or leaked per transport.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Settings of the transport's `HTTPClient`, frozen when the transport is made.
     public struct Configuration: Sendable {
@@ -46,10 +53,23 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         public init() {}
     }
 
-    /// The transport's client. Use it for what the library does not do, but do not shut it down: ``close()`` does.
+    /// The transport's client. Use it for what the library does not do; do not shut down a client the transport
+    /// made: ``close()`` does.
     public let client: HTTPClient
+    /// The parts of a `TLSPolicy` the transport enforces on HTTPS requests: trust roots added to the system's or
+    /// instead of them, a client identity from PEM or from PKCS #12, and a minimum TLS version, each set in the
+    /// request's own `TLSConfiguration` (AsyncHTTPClient keeps a pool of connections per configuration). Not
+    /// public-key pins: AsyncHTTPClient offers no certificate-verification callback, so the client refuses an HTTPS
+    /// request that a pin applies to. On Apple platforms, over Network.framework's event loops (AsyncHTTPClient's
+    /// default group there), only the minimum version: AsyncHTTPClient cannot hand the other parts to
+    /// Network.framework; pass a `MultiThreadedEventLoopGroup` for them all.
+    public let tlsEnforcement: TLSRequirements
     private let closed = NIOLockedValueBox(false)
     private let originLoops: OriginLoops
+    private let tlsConfigurations = TLSConfigurations()
+    /// The requests in flight over a client that is not the transport's, which ``close()`` cancels; `nil` for the
+    /// transport's own client, whose shutdown cancels them.
+    private let borrowedClientRequests: NIOLockedValueBox<[ObjectIdentifier: RequestLaunch]>?
 
     /// Creates a transport with its own `HTTPClient`.
     /// - Parameters:
@@ -62,10 +82,36 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ) {
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(configuration))
         originLoops = OriginLoops(eventLoopGroup)
+        tlsEnforcement = Self.tlsEnforcement(on: eventLoopGroup)
+        borrowedClientRequests = nil
     }
 
-    /// The `HTTPClient` settings that give the library's transport behaviour.
-    static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
+    /// Creates a transport that sends over `client`, a client of yours, for settings the transport's
+    /// ``Configuration`` does not have (a proxy, DNS overrides, a TLS configuration of your own).
+    ///
+    /// Make the client's configuration with ``clientConfiguration(_:)`` and change only what you need: the client
+    /// must not follow redirects (the `SimpleNetworking` client follows them by its rules) nor decompress bodies (the
+    /// transport decodes them, counted against the size limit). HTTP/2 is the client's `httpVersion`. The
+    /// transport never shuts the client down: ``close()`` and ``shutdown()`` cancel the requests it has in flight and
+    /// refuse later ones, and shutting the client down stays yours. The TLS policy is enforced as over the
+    /// transport's own client (``tlsEnforcement``): an HTTPS request under a policy other than the system's defaults
+    /// carries a `TLSConfiguration` of its own, made from NIOSSL's client defaults and the policy, in place of the
+    /// client's; under the system's defaults, the client's own TLS configuration applies.
+    /// - Parameter client: The client to send with; it must outlive the transport's requests.
+    public init(client: HTTPClient) {
+        self.client = client
+        originLoops = OriginLoops(client.eventLoopGroup)
+        tlsEnforcement = Self.tlsEnforcement(on: client.eventLoopGroup)
+        borrowedClientRequests = NIOLockedValueBox([:])
+    }
+
+    /// The `HTTPClient` settings that give the library's transport behaviour: no redirects followed, no
+    /// decompression by AsyncHTTPClient, the timeouts, pool and HTTP version of `configuration`. Start from these to
+    /// make a client of your own for ``init(client:)``.
+    /// - Parameter configuration: The transport's settings. Default: ``Configuration/init()``.
+    /// - Returns: AsyncHTTPClient's configuration.
+    public static func clientConfiguration(_ configuration: Configuration = Configuration()) -> HTTPClient.Configuration
+    {
         var settings = HTTPClient.Configuration()
         // The client follows redirects itself, by its own rules, and sees every hop.
         settings.redirectConfiguration = .disallow
@@ -111,12 +157,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         if closed.withLockedValue({ $0 }) { throw Self.closedError }
         let outgoing: HTTPClient.Request
         let bodySize: Int64?
+        var tls: TLSConfiguration?
+        if !Self.isSystemDefault(options.tls), request.url.scheme?.lowercased() == "https" {
+            tls = try tlsConfigurations.configuration(
+                for: options.tls, host: request.url.host, enforced: tlsEnforcement)
+        }
         do {
             let body: HTTPClient.Body?
             (body, bodySize) = try Self.body(of: request, eventLoopGroup: client.eventLoopGroup)
             outgoing = try HTTPClient.Request(
                 url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
-                headers: Self.headers(of: request), body: body)
+                headers: Self.headers(of: request), body: body, tlsConfiguration: tls)
         } catch let error as SimpleNetworkingError {
             throw error
         } catch {
@@ -130,6 +181,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let loop = originLoops.loop(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
         let launch = RequestLaunch()
         let client = client
+        if let borrowedClientRequests {
+            let key = ObjectIdentifier(launch)
+            borrowedClientRequests.withLockedValue { $0[key] = launch }
+            // A close() between the check above and this registration has not seen the launch.
+            if closed.withLockedValue({ $0 }) { launch.cancel() }
+        }
+        defer {
+            if let borrowedClientRequests {
+                let key = ObjectIdentifier(launch)
+                _ = borrowedClientRequests.withLockedValue { $0.removeValue(forKey: key) }
+            }
+        }
         do {
             return try await transfer.withCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
@@ -152,7 +215,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             if transfer.isCancelled { throw .cancelled }
             if closed.withLockedValue({ $0 }) { throw Self.closedError }
-            throw Self.failure(error, afterHead: streamer.receivedHead)
+            throw Self.failure(error, afterHead: streamer.receivedHead, overTLS: outgoing.scheme == "https")
         }
     }
 
@@ -204,15 +267,22 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 defer { closed = true }; return !closed
             })
         else { return }
+        if let borrowedClientRequests {
+            let launches = borrowedClientRequests.withLockedValue { Array($0.values) }
+            for launch in launches { launch.cancel() }
+            return
+        }
         // The client keeps itself alive until its shutdown completes.
         client.shutdown(queue: .global()) { _ in }
     }
 
     /// Shuts the client down and waits until its connections are closed: requests in flight end with
     /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. After
-    /// ``close()`` it returns at once.
+    /// ``close()`` it returns at once. Over a client of yours (``init(client:)``) it only cancels the transport's
+    /// requests in flight, as ``close()`` does, and leaves the client running.
     /// - Throws: The client's error when it did not shut down cleanly.
     public func shutdown() async throws {
+        if borrowedClientRequests != nil { return close() }
         guard
             closed.withLockedValue({ closed in
                 defer { closed = true }; return !closed
@@ -221,7 +291,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         try await client.shutdown()
     }
 
-    /// A transport released without ``close()`` still shuts its client down.
+    /// A transport released without ``close()`` still shuts its own client down; a client of yours is left running.
     deinit {
         close()
     }

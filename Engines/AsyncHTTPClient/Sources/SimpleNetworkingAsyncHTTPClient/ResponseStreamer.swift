@@ -69,7 +69,9 @@ final class ResponseStreamer: HTTPClientResponseDelegate, @unchecked Sendable {
         }
         // One coding in one field is decoded; several stacked are handed over as they came, as is any other.
         if encodings.count == 1 { decoder = ContentDecoder(contentEncoding: encodings[0]) }
-        let response = SimpleResponse(statusCode: Int(head.status.code), headers: LibraryHeaders(fields), url: url)
+        let version = HTTPProtocolVersion(major: Int(head.version.major), minor: Int(head.version.minor))
+        let response = SimpleResponse(
+            statusCode: Int(head.status.code), headers: LibraryHeaders(fields), url: url, httpVersion: version)
         self.head = response
         do {
             try transfer.receive(head: response)
