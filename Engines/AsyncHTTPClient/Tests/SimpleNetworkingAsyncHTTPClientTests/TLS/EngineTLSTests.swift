@@ -4,6 +4,7 @@ import NIOCore
 import NIOSSL
 import SimpleNetworking
 import SimpleNetworkingAsyncHTTPClient
+import SimpleNetworkingTesting
 import Testing
 
 /// The TLS policy over real TLS on loopback: a NIOSSL server in the test process, certificates made by `openssl` for
@@ -46,6 +47,24 @@ struct EngineTLSTests {
             }
             return failure
         }
+    }
+
+    @Test("The engine passes the conformance kit's TLS checks: every part it declares holds")
+    func conformance() async throws {
+        let fixtures = try await TLSFixtures.shared.value
+        let server = try await NIOTLSTestServer(certificate: fixtures.valid)
+        let mutual = try await NIOTLSTestServer(certificate: fixtures.valid, clientCA: fixtures.caForServer)
+        let old = try await NIOTLSTestServer(certificate: fixtures.valid, maximumVersion: .tlsv12)
+        let root = try #require(fixtures.caRoots.first)
+        let fixture = TLSConformanceServer(
+            url: server.url(), root: root, publicKeyDigest: fixtures.validKeyDigest,
+            mutualTLS: (mutual.url(), fixtures.clientPKCS12), tls12OnlyURL: old.url())
+
+        let failures = await TransportConformance { _ in AsyncHTTPClientTransport() }.run(tls: fixture)
+
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(server.seen.connections >= 2, "the private root refused, then trusted")
+        for server in [server, mutual, old] { await server.stop() }
     }
 
     @Test("A server certificate from a private CA is trusted once the CA is an additional root")

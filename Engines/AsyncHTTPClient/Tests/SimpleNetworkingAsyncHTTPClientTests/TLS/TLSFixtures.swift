@@ -18,6 +18,8 @@ struct TLSFixtures: Sendable {
     let caForServer: NIOSSLCertificate
     /// Issued by the CA for 127.0.0.1 and localhost, valid for two days.
     let valid: Server
+    /// The SHA-256 of `valid`'s key's DER `SubjectPublicKeyInfo`: its pin.
+    let validKeyDigest: Data
     /// Issued by the CA for 127.0.0.1, valid only in January 2020.
     let expired: Server
     /// Issued by the CA for wrong.example.com only.
@@ -116,6 +118,8 @@ struct TLSFixtures: Sendable {
                     "-keyout", "self.key", "-out", "self.pem", "-days", "2", "-subj", "/CN=127.0.0.1",
                     "-extensions", "self_ext",
                 ])
+        try run(["pkey", "-in", "server.key", "-pubout", "-outform", "DER", "-out", "server.spki"])
+        try run(["dgst", "-sha256", "-binary", "-out", "server.digest", "server.spki"])
         let password = "test-password-\(UUID().uuidString)"
         try run(
             ["pkcs12", "-export", "-inkey", "client.key", "-in", "client.pem", "-out", "client.p12"]
@@ -135,7 +139,7 @@ struct TLSFixtures: Sendable {
         return TLSFixtures(
             caRoots: try TLSCertificate.certificates(pem: caPEM),
             caForServer: try NIOSSLCertificate(bytes: Array(caPEM.utf8), format: .pem),
-            valid: try server("server"), expired: try server("expired"), wrongHost: try server("wrong"),
+            valid: try server("server"), validKeyDigest: try run.read("server.digest"), expired: try server("expired"), wrongHost: try server("wrong"),
             selfSigned: try server("self"),
             selfSignedRoot: selfSignedRoot,
             clientPEM: try TLSClientIdentity(
