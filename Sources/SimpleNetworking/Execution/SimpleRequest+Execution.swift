@@ -631,19 +631,10 @@ extension SimpleRequest {
         /// The retry a handler asked for while the handlers run.
         var requestedRetry: Retry?
 
-        /// Whether the execution was cancelled, read from any thread.
-        var isCancelled: Bool { task?.isCancelled ?? signal?.isCancelled ?? false }
-
         /// Cancels the execution.
         func cancel() {
             task?.cancel()
             signal?.cancel()
-        }
-
-        /// The retry a handler asked for, which is then no longer asked for.
-        mutating func takeRequestedRetry() -> Retry? {
-            defer { requestedRetry = nil }
-            return requestedRetry
         }
     }
 

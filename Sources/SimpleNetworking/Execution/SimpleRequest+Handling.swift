@@ -179,6 +179,41 @@ extension SimpleRequest {
 
 }
 
+// MARK: - What the handler job reads
+
+extension SimpleRequest.Handlers {
+    /// Whether any handler was added; a 2xx without them is decided without the handler queue.
+    var hasHandlers: Bool {
+        !statusHandlers.isEmpty || !errorHandlers.isEmpty || !successHandlers.isEmpty || !valueHandlers.isEmpty
+            || !completionHandlers.isEmpty
+    }
+}
+
+extension HTTPStatusHandlers {
+    /// The handlers that apply to `status`, in the order added, or `nil` when there are none.
+    public subscript(status: Int) -> [Handler]? {
+        let matching = entries.lazy.filter { $0.statuses.contains(status) }.map(\.handler)
+        return matching.isEmpty ? nil : Array(matching)
+    }
+
+    /// The number of handlers registered.
+    public var count: Int { entries.count }
+
+    /// Whether no handler is registered.
+    public var isEmpty: Bool { entries.isEmpty }
+}
+
+extension SimpleRequest.LiveExecution {
+    /// Whether the execution was cancelled, read from any thread.
+    var isCancelled: Bool { task?.isCancelled ?? signal?.isCancelled ?? false }
+
+    /// The retry a handler asked for, which is then no longer asked for.
+    mutating func takeRequestedRetry() -> SimpleRequest.Retry? {
+        defer { requestedRetry = nil }
+        return requestedRetry
+    }
+}
+
 extension SimpleRequest.Parts {
     /// Whether some of a response stream's body has been accepted for its reader: a retry would send it again.
     var hasStreamedBody: Bool {

@@ -330,11 +330,6 @@ extension SimpleRequest {
         var transform: Transform?
         var valueHandlers: [ValueHandler] = []
         var completionHandlers: [CompletionHandler] = []
-        /// Whether any handler was added; a 2xx without them is decided without the handler queue.
-        var hasHandlers: Bool {
-            !statusHandlers.isEmpty || !errorHandlers.isEmpty || !successHandlers.isEmpty || !valueHandlers.isEmpty
-                || !completionHandlers.isEmpty
-        }
     }
 
     /// Per-request overrides of the client's safety settings (<doc:SecurityDefaults>), and the request's identity in
@@ -370,22 +365,12 @@ public struct HTTPStatusHandlers: Sendable {
         let handler: Handler
     }
 
+    // Registered here, by on(httpStatus:); read (the subscript, count, isEmpty) in SimpleRequest+Handling.swift, beside
+    // the handler job that runs them.
     private(set) var entries: [Entry] = []
 
     /// Creates an empty collection.
     public init() {}
-
-    /// The handlers that apply to `status`, in the order added, or `nil` when there are none.
-    public subscript(status: Int) -> [Handler]? {
-        let matching = entries.lazy.filter { $0.statuses.contains(status) }.map(\.handler)
-        return matching.isEmpty ? nil : Array(matching)
-    }
-
-    /// The number of handlers registered.
-    public var count: Int { entries.count }
-
-    /// Whether no handler is registered.
-    public var isEmpty: Bool { entries.isEmpty }
 
     mutating func append(_ statuses: ClosedRange<Int>, _ handler: @escaping Handler) {
         entries.append(Entry(statuses: statuses, handler: handler))
