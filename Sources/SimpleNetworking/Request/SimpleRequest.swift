@@ -114,7 +114,7 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func timeout(_ seconds: TimeInterval) -> Self {
-        update { $0.parts.timeout = SimpleNetworking.Configuration.usableTimeout(seconds) }
+        update { $0.parts.timeout = TransportOptions.usableTimeout(seconds) }
     }
 
     /// Sets how many times ``retry()`` may run this request again in one execution.
