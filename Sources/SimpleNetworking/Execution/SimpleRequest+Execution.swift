@@ -226,7 +226,7 @@ extension SimpleRequest {
                 publish(record)
                 if let asked {
                     // The handlers of an outcome an interceptor retries do not run.
-                    switch RetryDecision.take(asked.retry, limit: snapshot.rules.limit, record: &record) {
+                    switch RetryDecision.take(asked.retry, limit: snapshot.retryLimit, record: &record) {
                     case .success(let taken):
                         retry = taken
                         continue
@@ -562,11 +562,14 @@ extension SimpleRequest {
     }
 
     /// What one attempt is built and judged from: a copy of the request as built, taken once its go-ahead came, so
-    /// that nothing the execution reads changes under it.
+    /// that nothing the execution reads changes under it, with the client's retry settings where it has none.
     struct Snapshot: Sendable {
         var parts: Parts
         var handlers: Handlers
-        var rules: RetryDecision.Rules
+        /// The automatic retry policy: the request's, else the client's.
+        var retryPolicy: RetryPolicy
+        /// How many retries interceptors and handlers may ask for in one execution: the request's, else the client's.
+        var retryLimit: Int
     }
 
     /// What an execution has done so far. The loop owns it and publishes a copy; it outlives the execution, so a
@@ -697,10 +700,9 @@ extension SimpleRequest {
 extension SimpleRequest.State {
     /// The copy one attempt is built and judged from, with the client's settings where the request has none.
     func snapshot(on client: SimpleNetworking) -> SimpleRequest.Snapshot {
-        let rules = RetryDecision.Rules(
-            policy: retryPolicy ?? client.configuration.retryPolicy, method: parts.method, headers: parts.headers,
-            limit: maximumRetries ?? client.configuration.maximumRetries)
-        return SimpleRequest.Snapshot(parts: parts, handlers: handlers, rules: rules)
+        SimpleRequest.Snapshot(
+            parts: parts, handlers: handlers, retryPolicy: retryPolicy ?? client.configuration.retryPolicy,
+            retryLimit: maximumRetries ?? client.configuration.maximumRetries)
     }
 }
 
