@@ -402,9 +402,7 @@ extension SimpleRequest {
         defer { if let formFile { try? FileManager.default.removeItem(at: formFile) } }
         do throws(SimpleNetworkingError) {
             if case .multipart(let form) = parts.body, form.streamsFromDisk {
-                let (file, contentType) = try await Self.offload { () throws(SimpleNetworkingError) in
-                    try form.encodedToFile()
-                }
+                let (file, contentType) = try await form.encodedToFile()
                 formFile = file
                 parts.body = .file(file, nil)
                 parts.headers["Content-Type"] = contentType.rawValue
@@ -466,25 +464,6 @@ extension SimpleRequest {
             return .failure(error)
         }
     }
-
-    /// Runs blocking file work on a queue of its own, never on a thread of Swift's cooperative pool.
-    private static func offload<Value: Sendable>(
-        _ work: @escaping @Sendable () throws(SimpleNetworkingError) -> Value
-    ) async throws(SimpleNetworkingError) -> Value {
-        let result = await withCheckedContinuation { continuation in
-            files.async {
-                do throws(SimpleNetworkingError) {
-                    continuation.resume(returning: Result<Value, SimpleNetworkingError>.success(try work()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
-    }
-
-    /// The queue of ``offload(_:)``.
-    private static let files = DispatchQueue(label: "SimpleNetworking.files")
 
     /// Where one attempt's 2xx body goes: a fresh temporary file for each attempt of a download, the execution's one
     /// buffer for a stream.
