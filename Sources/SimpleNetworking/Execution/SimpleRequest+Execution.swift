@@ -615,6 +615,9 @@ extension SimpleRequest {
             task?.cancel()
             signal?.cancel()
         }
+
+        // What the handler job reads of it (isCancelled, takeRequestedRetry) is beside the job, in
+        // SimpleRequest+Handling.swift.
     }
 
     /// The one-shot gate of one attempt, kept in the execution's slot and changed only under its lock:

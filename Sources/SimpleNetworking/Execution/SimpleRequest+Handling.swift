@@ -6,7 +6,8 @@ import Foundation
 
 /// The handlers of one attempt's outcome, run as one job on the client's handler queue, around the retry decision
 /// (``RetryDecision``): status handlers, the verdict, the success or error handlers, then the verdict as the execution
-/// ends (a retry they asked for), and the completion handlers when it does.
+/// ends (a retry they asked for), and the completion handlers when it does. The file ends with what the job reads of
+/// the request's handlers and of the live execution.
 extension SimpleRequest {
     /// What the execution loop does after the handlers of one attempt.
     enum Decision: Sendable {
