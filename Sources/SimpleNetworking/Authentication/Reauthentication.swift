@@ -199,4 +199,10 @@ extension SimpleRequest {
     func installReauthentication(on status: Int) -> Bool {
         state.withLock { $0.reauthenticationStatuses.insert(status).inserted }
     }
+
+    /// Whether the current execution was started inside ``SimpleNetworking/authenticate()``.
+    var isAuthenticationExecution: Bool { execution.withLock { $0.record.isAuthentication } }
+
+    /// The credential epoch the latest attempt was sent with.
+    var credentialEpoch: Int { execution.withLock { $0.record.credentialEpoch } }
 }

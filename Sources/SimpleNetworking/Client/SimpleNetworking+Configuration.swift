@@ -101,22 +101,15 @@ extension SimpleNetworking {
         /// ``SimpleRequest/timeout(_:)``, infinity included, is clamped to it, so the value handed to URLSession is
         /// always finite: FoundationNetworking traps on a timeout of about 1e16 s or more (see "URLSession on
         /// Linux" in the documentation).
-        public static let maximumTimeout: TimeInterval = 10_000_000
+        public static let maximumTimeout: TimeInterval = TransportOptions.maximumTimeout
 
         /// The per-attempt timeout when none usable is configured.
         static let defaultTimeout: TimeInterval = 60
 
-        /// `seconds` clamped to ``maximumTimeout`` when it is a usable timeout; `nil` for zero, negative values and
-        /// NaN.
-        static func usableTimeout(_ seconds: TimeInterval?) -> TimeInterval? {
-            guard let seconds, seconds > 0 else { return nil }  // NaN > 0 is false
-            return min(seconds, maximumTimeout)
-        }
-
         /// The timeout of one attempt: the request's own when usable, else ``timeout`` when usable, else 60 s;
-        /// never above ``maximumTimeout``.
+        /// never above ``maximumTimeout`` (``TransportOptions/usableTimeout(_:)``).
         func attemptTimeout(requested: TimeInterval?) -> TimeInterval {
-            Self.usableTimeout(requested) ?? Self.usableTimeout(timeout) ?? Self.defaultTimeout
+            TransportOptions.usableTimeout(requested) ?? TransportOptions.usableTimeout(timeout) ?? Self.defaultTimeout
         }
     }
 }

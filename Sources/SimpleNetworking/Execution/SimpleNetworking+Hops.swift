@@ -82,6 +82,16 @@ extension SimpleNetworking {
         }
     }
 
+    /// The transport's options for an attempt of `parts`, whose timeout the attempt has already worked out and
+    /// clipped to the deadline: a value at or below zero is what is left of a deadline that has just passed, and the
+    /// attempt times out at once.
+    private func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
+        TransportOptions(
+            timeout: parts.timeout ?? attemptTimeout,
+            maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize,
+            tls: configuration.tls)
+    }
+
     /// Refuses a streamed feature on a transport that cannot stream it, rather than let it hold a body in memory.
     private func requireCapabilities(downloads: Bool, request: HTTPRequest) throws(SimpleNetworkingError) {
         let capabilities = transport.capabilities

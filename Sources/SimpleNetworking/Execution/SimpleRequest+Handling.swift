@@ -6,7 +6,8 @@ import Foundation
 
 /// The handlers of one attempt's outcome, run as one job on the client's handler queue, around the retry decision
 /// (``RetryDecision``): status handlers, the verdict, the success or error handlers, then the verdict as the execution
-/// ends (a retry they asked for), and the completion handlers when it does.
+/// ends (a retry they asked for), and the completion handlers when it does. The file ends with what the job reads of
+/// the request's handlers and of the live execution.
 extension SimpleRequest {
     /// What the execution loop does after the handlers of one attempt.
     enum Decision: Sendable {
@@ -51,7 +52,8 @@ extension SimpleRequest {
         _ received: Outcome, transformed: TransformResult?, on client: SimpleNetworking, execution id: Int,
         context: HandlingContext
     ) -> (Decision, ExecutionRecord) {
-        let (handlers, rules) = (context.snapshot.handlers, context.snapshot.rules)
+        let snapshot = context.snapshot
+        let handlers = snapshot.handlers
         var record = context.record
         var cancelled = execution.withLock { slot in
             slot.live?.isHandling = true
@@ -84,7 +86,10 @@ extension SimpleRequest {
         let requested = ranStatusHandlers ? execution.withLock { $0.live?.takeRequestedRetry() } : nil
         let ending = RetryDecision.Ending(
             outcome: outcome, requested: requested, stopped: stopped, cancelled: cancelled,
-            streamedBody: context.snapshot.parts.hasStreamedBody, clock: client.configuration.clock)
+            streamedBody: snapshot.parts.hasStreamedBody, clock: client.configuration.clock)
+        let rules = RetryDecision.Rules(
+            policy: snapshot.retryPolicy, method: snapshot.parts.method, headers: snapshot.parts.headers,
+            limit: snapshot.retryLimit)
         let shown: (outcome: Outcome, errorHandlers: Bool)
         switch RetryDecision.afterAttempt(
             ending, rules: rules, record: &record, random: { client.configuration.random.next() },
@@ -112,7 +117,7 @@ extension SimpleRequest {
         case .retry(let retry):
             return (.retry(retry), record)
         case .finish(let outcome, let errorHandlers):
-            if ended { context.snapshot.parts.progress?.finishUpdates() }
+            if ended { snapshot.parts.progress?.finishUpdates() }
             if errorHandlers, case .failure(let error) = outcome {
                 for handler in handlers.errorHandlers { handler(error, error.response) }
             }
@@ -177,6 +182,41 @@ extension SimpleRequest {
         }
     }
 
+}
+
+// MARK: - What the handler job reads
+
+extension SimpleRequest.Handlers {
+    /// Whether any handler was added; a 2xx without them is decided without the handler queue.
+    var hasHandlers: Bool {
+        !statusHandlers.isEmpty || !errorHandlers.isEmpty || !successHandlers.isEmpty || !valueHandlers.isEmpty
+            || !completionHandlers.isEmpty
+    }
+}
+
+extension HTTPStatusHandlers {
+    /// The handlers that apply to `status`, in the order added, or `nil` when there are none.
+    public subscript(status: Int) -> [Handler]? {
+        let matching = entries.lazy.filter { $0.statuses.contains(status) }.map(\.handler)
+        return matching.isEmpty ? nil : Array(matching)
+    }
+
+    /// The number of handlers registered.
+    public var count: Int { entries.count }
+
+    /// Whether no handler is registered.
+    public var isEmpty: Bool { entries.isEmpty }
+}
+
+extension SimpleRequest.LiveExecution {
+    /// Whether the execution was cancelled, read from any thread.
+    var isCancelled: Bool { task?.isCancelled ?? signal?.isCancelled ?? false }
+
+    /// The retry a handler asked for, which is then no longer asked for.
+    mutating func takeRequestedRetry() -> SimpleRequest.Retry? {
+        defer { requestedRetry = nil }
+        return requestedRetry
+    }
 }
 
 extension SimpleRequest.Parts {

@@ -71,7 +71,32 @@ extension SimpleRequest {
         retry.countsAgainstLimit = late.continuing
         _ = start(on: late.client, beginning: .lateRetry(retry), continuing: late.continuing)
     }
+}
 
-    /// Whether the current execution was started inside ``SimpleNetworking/authenticate()``.
-    var isAuthenticationExecution: Bool { execution.withLock { $0.record.isAuthentication } }
+extension SimpleRequest {
+    /// A retry asked for by an interceptor, a handler or the retry policy.
+    package struct Retry: Sendable {
+        /// The client to run on, when not the current one (``retry(on:)``).
+        package var client: SimpleNetworking?
+        /// Handler retries count against the retry limit; policy retries are bounded by the policy.
+        package var countsAgainstLimit: Bool
+        /// The backoff or `Retry-After` wait.
+        package var delay: TimeInterval
+        /// Work to await before the retry (``retry(after:)``), such as re-authentication.
+        package var operation: (@Sendable () async throws(SimpleNetworkingError) -> Void)?
+        /// A token was taken from the retry budget; it goes back if the retry is not sent.
+        package var tookBudgetToken: Bool
+
+        /// A retry on `client` (the current one when `nil`), after `delay` and then `operation`.
+        package init(
+            client: SimpleNetworking? = nil, countsAgainstLimit: Bool, delay: TimeInterval = 0,
+            operation: (@Sendable () async throws(SimpleNetworkingError) -> Void)? = nil, tookBudgetToken: Bool = false
+        ) {
+            self.client = client
+            self.countsAgainstLimit = countsAgainstLimit
+            self.delay = delay
+            self.operation = operation
+            self.tookBudgetToken = tookBudgetToken
+        }
+    }
 }

@@ -46,16 +46,6 @@ extension SimpleNetworking {
         try RequestValidation.validate(headers, allowsHostHeader: configuration.allowsHostHeader)
         return HTTPRequest(method: parts.method, url: url, headers: headers, body: body, bodyFile: bodyFile)
     }
-
-    /// The transport's options for an attempt of `parts`, whose timeout the attempt has already worked out
-    /// (`Configuration.attemptTimeout(requested:)`, clipped to the deadline): a value at or below
-    /// zero is what is left of a deadline that has just passed, and the attempt times out at once.
-    func transportOptions(for parts: SimpleRequest.Parts) -> TransportOptions {
-        TransportOptions(
-            timeout: parts.timeout ?? attemptTimeout,
-            maximumResponseBodySize: parts.safety.maximumResponseBodySize ?? configuration.maximumResponseBodySize,
-            tls: configuration.tls)
-    }
 }
 
 // MARK: - The URL

@@ -147,21 +147,3 @@ package enum RetryDecision {
         return nil
     }
 }
-
-extension SimpleRequest.ExecutionRecord {
-    /// Seconds left before the deadline at `now`, or `nil` when there is none.
-    package func remaining(at now: Date) -> TimeInterval? {
-        guard let deadline else { return nil }
-        return deadline - now.timeIntervalSince(startedAt ?? now)
-    }
-
-    /// Seconds left before the deadline now by `clock`, which is read only when there is a deadline.
-    package func remaining(on clock: SimpleClock) -> TimeInterval? {
-        deadline == nil ? nil : remaining(at: clock.now())
-    }
-
-    /// The error of an execution past its deadline.
-    package var deadlineExceeded: SimpleNetworkingError {
-        .deadlineExceeded(seconds: deadline ?? 0, attempts: history)
-    }
-}

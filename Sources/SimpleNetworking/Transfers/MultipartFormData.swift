@@ -148,12 +148,31 @@ public struct MultipartFormData: Sendable {
     }
 
     /// The whole body written to a new temporary file, files copied in 64 KiB pieces; the boundary is checked as they
-    /// are copied, and the file written again with another one in the unlikely case it occurs. Blocks while it
-    /// writes: call it off Swift's cooperative pool.
+    /// are copied, and the file written again with another one in the unlikely case it occurs. The writing blocks, so
+    /// it runs on a queue of its own, never on a thread of Swift's cooperative pool.
     /// - Returns: The temporary file, which the caller removes, and the body's `Content-Type`.
     /// - Throws: ``SimpleNetworkingError/invalidRequest(reason:)`` when a file cannot be read, and
     ///   ``SimpleNetworkingError/fileFailed(reason:)`` when the temporary file cannot be written.
-    func encodedToFile() throws(SimpleNetworkingError) -> (file: URL, contentType: MediaType) {
+    func encodedToFile() async throws(SimpleNetworkingError) -> (file: URL, contentType: MediaType) {
+        let result = await withCheckedContinuation { continuation in
+            Self.fileWork.async {
+                do throws(SimpleNetworkingError) {
+                    continuation.resume(
+                        returning: Result<(file: URL, contentType: MediaType), SimpleNetworkingError>.success(
+                            try writtenToNewFile()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// The queue of ``encodedToFile()``'s blocking work.
+    private static let fileWork = DispatchQueue(label: "SimpleNetworking.files")
+
+    /// ``encodedToFile()``'s work, which blocks while it writes.
+    private func writtenToNewFile() throws(SimpleNetworkingError) -> (file: URL, contentType: MediaType) {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("SimpleNetworking-multipart-\(UUID().uuidString)")
         while true {

@@ -137,6 +137,21 @@ public struct TransportOptions: Sendable {
     }
 }
 
+extension TransportOptions {
+    /// The longest timeout a transport is handed, in seconds: 10,000,000 (about 116 days). Public as
+    /// ``SimpleNetworking/Configuration/maximumTimeout``, whose documentation says why.
+    static let maximumTimeout: TimeInterval = 10_000_000
+
+    /// `seconds` as a timeout a transport can be handed: clamped to ``maximumTimeout``; `nil` for zero, negative
+    /// values and NaN, which mean a default. The one rule for every timeout: a request's
+    /// (``SimpleRequest/timeout(_:)``) and the client's, made usable when they are set, and the options the URLSession
+    /// transport is given, which anyone may fill.
+    static func usableTimeout(_ seconds: TimeInterval?) -> TimeInterval? {
+        guard let seconds, seconds > 0 else { return nil }  // NaN > 0 is false
+        return min(seconds, maximumTimeout)
+    }
+}
+
 /// Collects a body in memory for ``HTTPTransport/send(_:options:)``, counting it as it arrives.
 struct BodyCollector: Sendable {
     private let limit: Int

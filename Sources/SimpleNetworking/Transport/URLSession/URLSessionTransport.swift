@@ -78,8 +78,7 @@ package final class URLSessionTransport: HTTPTransport {
     /// conversion traps from about 1e16 s, so the value is always finite and at most `Configuration.maximumTimeout`;
     /// zero, negative values and NaN give the default of 60 s ("URLSession on Linux" in the documentation).
     static func sessionTimeout(for seconds: TimeInterval) -> TimeInterval {
-        typealias Configuration = SimpleNetworking.Configuration
-        let usable = Configuration.usableTimeout(seconds) ?? Configuration.defaultTimeout
+        let usable = TransportOptions.usableTimeout(seconds) ?? SimpleNetworking.Configuration.defaultTimeout
         #if canImport(FoundationNetworking) && !APPLE_BRANCH_CHECK
             return max(1, usable.rounded(.up))
         #else

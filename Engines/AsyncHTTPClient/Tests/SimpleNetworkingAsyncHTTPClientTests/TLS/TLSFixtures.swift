@@ -139,7 +139,8 @@ struct TLSFixtures: Sendable {
         return TLSFixtures(
             caRoots: try TLSCertificate.certificates(pem: caPEM),
             caForServer: try NIOSSLCertificate(bytes: Array(caPEM.utf8), format: .pem),
-            valid: try server("server"), validKeyDigest: try run.read("server.digest"), expired: try server("expired"), wrongHost: try server("wrong"),
+            valid: try server("server"), validKeyDigest: try run.read("server.digest"), expired: try server("expired"),
+            wrongHost: try server("wrong"),
             selfSigned: try server("self"),
             selfSignedRoot: selfSignedRoot,
             clientPEM: try TLSClientIdentity(
