@@ -51,9 +51,9 @@ open class SimpleNetworking: @unchecked Sendable {
     /// The timeout of an attempt whose request sets none: ``Configuration/timeout`` when usable, else 60 s; a request's
     /// own is made usable when it is set (``SimpleRequest/timeout(_:)``).
     let attemptTimeout: TimeInterval
-    /// The parts of ``Configuration/tls`` the transport does not enforce: while empty, a hop costs no TLS check; else
-    /// each HTTPS hop they apply to is refused (``SimpleNetworking/refuseUnenforcedTLS(_:)``).
-    let tlsShortfall: TLSRequirements
+    /// The parts of ``Configuration/tls`` the transport does not enforce, or `nil` when there are none, so that a hop
+    /// costs no TLS check; else each HTTPS hop they apply to is refused (``SimpleNetworking/refuseUnenforcedTLS(_:)``).
+    let tlsShortfall: TLSRequirements?
 
     /// Creates a client with its own ephemeral URLSession, or with `session` if you pass one.
     ///
@@ -86,7 +86,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.sensitiveData = SensitiveData(configuration)
         self.isObserved = configuration.eventHandler != nil || !configuration.eventMonitors.isEmpty
         self.attemptTimeout = configuration.attemptTimeout(requested: nil)
-        self.tlsShortfall = configuration.tls.requirements(forHost: nil).subtracting(transport.tlsEnforcement)
+        self.tlsShortfall = Self.shortfall(of: configuration.tls, on: transport)
         self.transport = transport
         self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }
@@ -135,7 +135,7 @@ open class SimpleNetworking: @unchecked Sendable {
         self.sensitiveData = SensitiveData(configuration)
         self.isObserved = configuration.eventHandler != nil || !configuration.eventMonitors.isEmpty
         self.attemptTimeout = configuration.attemptTimeout(requested: nil)
-        self.tlsShortfall = configuration.tls.requirements(forHost: nil).subtracting(transport.tlsEnforcement)
+        self.tlsShortfall = Self.shortfall(of: configuration.tls, on: transport)
         self.transport = transport
         self.cookieJar = configuration.cookies.makeJar(clock: configuration.clock)
     }

@@ -45,7 +45,7 @@ extension SimpleNetworking {
                 hopOptions.timeout = deadline.timeIntervalSince(clock.now())
                 guard hopOptions.timeout > 0 else { throw .transportFailed(TransportFailure(URLError(.timedOut))) }
                 // The redirect rules work on the request before its jar cookies: each hop gets the jar's own.
-                if !tlsShortfall.isEmpty { try refuseUnenforcedTLS(current) }
+                if tlsShortfall != nil { try refuseUnenforcedTLS(current) }
                 let sent = finalizeHop(current, requestID: requestID)
                 timer?.hopStarted()
                 if streams {
