@@ -21,8 +21,8 @@ import Foundation
 /// Safe to use from any thread: properties are constants except ``defaultHeaders``, which is guarded by a lock.
 open class SimpleNetworking: @unchecked Sendable {
     // @unchecked Sendable: stored properties are `let`s of Sendable types; the one mutable value, the default
-    // headers, lives in `mutableState` behind its lock (the base URL source keeps its last checked value behind a
-    // lock of its own). Subclasses must keep their own state as safe.
+    // headers, lives in `storedDefaultHeaders` behind its lock (the base URL source keeps its last checked value
+    // behind a lock of its own). Subclasses must keep their own state as safe.
 
     /// The URL every request path is appended to.
     ///
@@ -37,7 +37,9 @@ open class SimpleNetworking: @unchecked Sendable {
     /// ``Configuration/cookies`` is ``CookieHandling/disabled``. List, add and remove cookies through it.
     public let cookieJar: CookieJar?
 
-    private let mutableState: Locked<HTTPHeaders>
+    /// The ``defaultHeaders`` behind their lock; building a request reads them here
+    /// (``makeHTTPRequest(for:)``).
+    let storedDefaultHeaders: Locked<HTTPHeaders>
     let baseURLSource: BaseURLSource
     let reauthentication: Reauthentication
     let retryBudget: RetryTokenBucket
@@ -80,7 +82,7 @@ open class SimpleNetworking: @unchecked Sendable {
     public init(baseURL: URL, transport: any HTTPTransport, configuration: Configuration = Configuration()) {
         self.baseURLSource = BaseURLSource(fixed: baseURL)
         self.configuration = configuration
-        self.mutableState = Locked(configuration.defaultHeaders)
+        self.storedDefaultHeaders = Locked(configuration.defaultHeaders)
         self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
@@ -129,7 +131,7 @@ open class SimpleNetworking: @unchecked Sendable {
     ) {
         self.baseURLSource = BaseURLSource(provider: baseURLProvider)
         self.configuration = configuration
-        self.mutableState = Locked(configuration.defaultHeaders)
+        self.storedDefaultHeaders = Locked(configuration.defaultHeaders)
         self.reauthentication = Reauthentication(limit: configuration.refreshLimit, clock: configuration.clock)
         self.retryBudget = RetryTokenBucket(configuration.retryBudget, now: configuration.clock.now())
         self.sensitiveData = SensitiveData(configuration)
@@ -149,15 +151,15 @@ open class SimpleNetworking: @unchecked Sendable {
     /// names it touched, so concurrent writers of different names never undo each other; to read and write as one
     /// atomic step, use ``updateDefaultHeaders(_:)``.
     public var defaultHeaders: HTTPHeaders {
-        get { mutableState.current }
-        set { mutableState.set(newValue) }
+        get { storedDefaultHeaders.current }
+        set { storedDefaultHeaders.set(newValue) }
         _modify {
-            let before = mutableState.current
+            let before = storedDefaultHeaders.current
             var edited = before
             yield &edited
             let changes = before.changes(to: edited)
             guard !changes.isEmpty else { return }
-            mutableState.withLock { headers in
+            storedDefaultHeaders.withLock { headers in
                 for change in changes { headers.replaceValues(of: change.name, with: change.values) }
             }
         }
@@ -175,7 +177,7 @@ open class SimpleNetworking: @unchecked Sendable {
     /// - Returns: What `body` returns.
     @discardableResult
     public func updateDefaultHeaders<Result>(_ body: (inout HTTPHeaders) throws -> Result) rethrows -> Result {
-        try mutableState.withLock(body)
+        try storedDefaultHeaders.withLock(body)
     }
 
     /// The one path every request takes, on its first attempt and on every retry.

@@ -16,7 +16,8 @@ extension SimpleNetworking {
         let base = baseURLSource.current
         let (url, origin) = try makeURL(for: parts, base: base)
         try RequestValidation.validate(method: parts.method)
-        var headers = origin == base.origin ? defaultHeaders.merging(parts.headers) : parts.headers
+        // The default headers of the moment, read from their lock (`defaultHeaders` is their public face).
+        var headers = origin == base.origin ? storedDefaultHeaders.current.merging(parts.headers) : parts.headers
         var body: Data?
         var bodyFile: URL?
         switch parts.body {
