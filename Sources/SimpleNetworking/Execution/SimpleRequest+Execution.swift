@@ -218,16 +218,16 @@ extension SimpleRequest {
                         after: sent.outcome, interceptors: intercepted.interceptors, context: intercepted.context,
                         streamedBody: snapshot.parts.hasStreamedBody, signal: signal)
                 }
+                let response = try? sent.outcome.get()
                 record.history.append(
                     RequestAttempt(
-                        number: record.attempts, statusCode: try? sent.outcome.get().statusCode,
-                        error: sent.outcome.failure, delay: waited, retriedBy: asked?.interceptor,
-                        httpVersion: try? sent.outcome.get().httpVersion))
-                record.lastResponse = try? sent.outcome.get()
+                        number: record.attempts, statusCode: response?.statusCode, error: sent.outcome.failure,
+                        delay: waited, retriedBy: asked?.interceptor, httpVersion: response?.httpVersion))
+                record.lastResponse = response
                 publish(record)
                 if let asked {
                     // The handlers of an outcome an interceptor retries do not run.
-                    switch RetryDecision.take(asked.retry, limit: snapshot.retryLimit, record: &record) {
+                    switch RetryDecision.take(asked.retry, limit: snapshot.rules.limit, record: &record) {
                     case .success(let taken):
                         retry = taken
                         continue
@@ -543,10 +543,9 @@ extension SimpleRequest {
     struct Snapshot: Sendable {
         var parts: Parts
         var handlers: Handlers
-        /// The automatic retry policy: the request's, else the client's.
-        var retryPolicy: RetryPolicy
-        /// How many retries interceptors and handlers may ask for in one execution: the request's, else the client's.
-        var retryLimit: Int
+        /// What the retry decision judges the attempt by: the request's retry policy and limit, else the client's,
+        /// made once per attempt.
+        var rules: RetryDecision.Rules
     }
 
     /// What an execution has done so far. The loop owns it and publishes a copy; it outlives the execution, so a
@@ -655,8 +654,10 @@ extension SimpleRequest.State {
     /// The copy one attempt is built and judged from, with the client's settings where the request has none.
     func snapshot(on client: SimpleNetworking) -> SimpleRequest.Snapshot {
         SimpleRequest.Snapshot(
-            parts: parts, handlers: handlers, retryPolicy: retryPolicy ?? client.configuration.retryPolicy,
-            retryLimit: maximumRetries ?? client.configuration.maximumRetries)
+            parts: parts, handlers: handlers,
+            rules: RetryDecision.Rules(
+                policy: retryPolicy ?? client.configuration.retryPolicy, method: parts.method, headers: parts.headers,
+                limit: maximumRetries ?? client.configuration.maximumRetries))
     }
 }
 

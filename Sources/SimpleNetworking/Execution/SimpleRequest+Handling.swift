@@ -52,8 +52,8 @@ extension SimpleRequest {
         _ received: Outcome, transformed: TransformResult?, on client: SimpleNetworking, execution id: Int,
         context: HandlingContext
     ) -> (Decision, ExecutionRecord) {
-        let snapshot = context.snapshot
-        let handlers = snapshot.handlers
+        // Read in place: the snapshot is not copied.
+        let handlers = context.snapshot.handlers
         var record = context.record
         var cancelled = execution.withLock { slot in
             slot.live?.isHandling = true
@@ -86,10 +86,8 @@ extension SimpleRequest {
         let requested = ranStatusHandlers ? execution.withLock { $0.live?.takeRequestedRetry() } : nil
         let ending = RetryDecision.Ending(
             outcome: outcome, requested: requested, stopped: stopped, cancelled: cancelled,
-            streamedBody: snapshot.parts.hasStreamedBody, clock: client.configuration.clock)
-        let rules = RetryDecision.Rules(
-            policy: snapshot.retryPolicy, method: snapshot.parts.method, headers: snapshot.parts.headers,
-            limit: snapshot.retryLimit)
+            streamedBody: context.snapshot.parts.hasStreamedBody, clock: client.configuration.clock)
+        let rules = context.snapshot.rules
         let shown: (outcome: Outcome, errorHandlers: Bool)
         switch RetryDecision.afterAttempt(
             ending, rules: rules, record: &record, random: { client.configuration.random.next() },
@@ -117,7 +115,7 @@ extension SimpleRequest {
         case .retry(let retry):
             return (.retry(retry), record)
         case .finish(let outcome, let errorHandlers):
-            if ended { snapshot.parts.progress?.finishUpdates() }
+            if ended { context.snapshot.parts.progress?.finishUpdates() }
             if errorHandlers, case .failure(let error) = outcome {
                 for handler in handlers.errorHandlers { handler(error, error.response) }
             }

@@ -18,23 +18,80 @@ import Foundation
 public struct TLSPolicy: Sendable, Hashable {
     /// Roots trusted in addition to the system's (or instead of them, with ``trustsOnlyAdditionalRoots``).
     /// Default: none.
-    public var additionalTrustRoots: [TLSCertificate] = []
+    public var additionalTrustRoots: [TLSCertificate] {
+        get { parts.additionalTrustRoots }
+        set { change { $0.additionalTrustRoots = newValue } }
+    }
     /// Whether only ``additionalTrustRoots`` are trusted, not the system's roots. Default: `false`.
-    public var trustsOnlyAdditionalRoots = false
+    public var trustsOnlyAdditionalRoots: Bool {
+        get { parts.trustsOnlyAdditionalRoots }
+        set { change { $0.trustsOnlyAdditionalRoots = newValue } }
+    }
     /// Public-key pins by host pattern: a connection to a host that a pattern matches must present, somewhere in its
     /// verified chain, a key whose SHA-256 is among the pattern's. Default: none.
-    public var pins: [PublicKeyPins] = []
+    public var pins: [PublicKeyPins] {
+        get { parts.pins }
+        set { change { $0.pins = newValue } }
+    }
     /// The certificate chain and private key presented when a server asks for one (mutual TLS). Default: none.
-    public var clientIdentity: TLSClientIdentity?
+    public var clientIdentity: TLSClientIdentity? {
+        get { parts.clientIdentity }
+        set { change { $0.clientIdentity = newValue } }
+    }
     /// The oldest TLS version accepted; `nil` leaves it to the transport (TLS 1.2 on every transport the library
     /// ships, as their TLS stacks are configured by default). Default: `nil`.
-    public var minimumVersion: TLSVersion?
+    public var minimumVersion: TLSVersion? {
+        get { parts.minimumVersion }
+        set { change { $0.minimumVersion = newValue } }
+    }
 
     /// The platform's defaults: the system's trust roots, no pins, no client identity.
     public static let system = TLSPolicy()
 
+    /// Whether the policy asks for nothing beyond the platform's defaults (it equals ``system``): a transport then
+    /// has nothing to enforce. Cheap: for a policy never changed, one comparison.
+    public var isSystemDefault: Bool { storage === Self.defaults || parts == Parts() }
+
     /// Creates the platform's defaults; set the parts you need.
-    public init() {}
+    public init() {
+        storage = Self.defaults
+    }
+
+    /// The parts, in one immutable object, so that a policy travels with every request (``TransportOptions/tls``)
+    /// for the cost of one reference; a change makes a new one.
+    private var storage: Storage
+    private static let defaults = Storage(Parts())
+
+    private struct Parts: Sendable, Hashable {
+        var additionalTrustRoots: [TLSCertificate] = []
+        var trustsOnlyAdditionalRoots = false
+        var pins: [PublicKeyPins] = []
+        var clientIdentity: TLSClientIdentity?
+        var minimumVersion: TLSVersion?
+    }
+
+    private final class Storage: Sendable {
+        let parts: Parts
+        init(_ parts: Parts) { self.parts = parts }
+    }
+
+    private var parts: Parts { storage.parts }
+
+    private mutating func change(_ body: (inout Parts) -> Void) {
+        var parts = storage.parts
+        body(&parts)
+        storage = Storage(parts)
+    }
+
+    /// Whether two policies ask for the same.
+    public static func == (lhs: TLSPolicy, rhs: TLSPolicy) -> Bool {
+        lhs.storage === rhs.storage || lhs.parts == rhs.parts
+    }
+
+    /// Hashes what the policy asks for.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(parts)
+    }
 
     /// The parts this policy asks for a connection to `host`: pins only when one of their patterns matches it.
     /// - Parameter host: The host connected to; `nil` counts every pin.

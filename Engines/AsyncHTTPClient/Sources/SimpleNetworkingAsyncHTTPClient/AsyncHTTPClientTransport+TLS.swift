@@ -23,11 +23,6 @@ extension AsyncHTTPClientTransport {
         ]
     }
 
-    /// Whether `policy` asks nothing of a connection: the platform's defaults, with no pins.
-    static func isSystemDefault(_ policy: TLSPolicy) -> Bool {
-        policy.additionalTrustRoots.isEmpty && !policy.trustsOnlyAdditionalRoots && policy.clientIdentity == nil
-            && policy.minimumVersion == nil && policy.pins.isEmpty
-    }
 }
 
 /// The NIOSSL `TLSConfiguration` of each TLS policy a transport has sent with, made once per policy: a request
@@ -59,7 +54,7 @@ final class TLSConfigurations: Sendable {
         // Pins are not part of a configuration: with none for this host, it is made without them.
         var key = policy
         key.pins = []
-        if AsyncHTTPClientTransport.isSystemDefault(key) { return nil }
+        if key.isSystemDefault { return nil }
         let found = entries.withLockedValue { entries in entries.last { $0.policy == key }?.result }
         if let found { return try found.get() }
         let made = Result { () throws(SimpleNetworkingError) in try Self.make(key) }

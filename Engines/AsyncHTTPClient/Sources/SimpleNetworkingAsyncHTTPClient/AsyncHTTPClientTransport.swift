@@ -158,7 +158,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let outgoing: HTTPClient.Request
         let bodySize: Int64?
         var tls: TLSConfiguration?
-        if !Self.isSystemDefault(options.tls), request.url.scheme?.lowercased() == "https" {
+        if !options.tls.isSystemDefault, request.url.scheme?.lowercased() == "https" {
             tls = try tlsConfigurations.configuration(
                 for: options.tls, host: request.url.host, enforced: tlsEnforcement)
         }

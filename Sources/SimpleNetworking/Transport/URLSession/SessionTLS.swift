@@ -56,7 +56,8 @@ final class SessionTLS: @unchecked Sendable {
     ///   - ownsSession: Whether the session is the library's own.
     /// - Returns: The reason for ``SimpleNetworkingError/unsupportedByTransport(reason:)``.
     func refusal(of requested: TLSPolicy, for request: HTTPRequest, ownsSession: Bool) -> String? {
-        guard requested != policy, request.url.scheme?.lowercased() == "https" else { return nil }
+        // The scheme first: a plain request costs no comparison of policies.
+        guard request.url.scheme?.equalsIgnoringASCIICase("https") == true, requested != policy else { return nil }
         let host = request.url.host
         let asked = requested.requirements(forHost: host)
         guard !asked.isEmpty || !policy.requirements(forHost: host).isEmpty else { return nil }
