@@ -180,7 +180,7 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .authenticationFailed(let reason, _):
             return "Re-authentication failed: \(reason)."
         case .deadlineExceeded(let seconds, let attempts):
-            return "The request did not complete within its \(seconds) s deadline (\(attempts.count) attempts)."
+            return "The request did not complete within its \(DurationText.describe(seconds)) deadline (\(attempts.count) attempts)."
         case .fileFailed(let reason):
             return "The download's file failed: \(reason)."
         case .streamBufferFull(let limit):
@@ -196,7 +196,7 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "The \(Self.describe(status: response.statusCode)) response\(Self.where(response)) is not "
                 + "text/event-stream, so the event stream stopped; check the URL and the server's Content-Type."
         case .eventStreamIdle(let seconds):
-            return "The event stream's connection sent nothing for \(seconds) s, so the stream stopped; raise its "
+            return "The event stream's connection sent nothing for \(DurationText.describe(seconds)), so the stream stopped; raise its "
                 + "idle timeout, or let it reconnect."
         case .unsupportedByTransport(let reason):
             return "The transport cannot send this request, nothing was sent: \(reason)."
