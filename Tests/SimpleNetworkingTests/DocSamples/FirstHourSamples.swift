@@ -23,3 +23,19 @@ func testingRecordedHeaders() async throws {
     // DOC-SAMPLE-END
     api.close()
 }
+
+@Test("Requests and responses article: query parameters of mixed types, arrays in brackets")
+func queryOfMixedTypes() async throws {
+    let server = try MockServer()
+    defer { server.shutdown() }
+    server.route { _ in .status(204) }
+    let api = SimpleNetworking(baseURL: server.baseURL)
+    defer { api.close() }
+    let sort: String? = nil
+    // DOC-SAMPLE: RequestsAndResponses/query-pairs
+    _ = try await api.get("/search")
+        .query(["q": "cats", "page": 2, "ids": [4, 8], "sort": sort], arrays: .brackets)  // in this order
+        .response()  // ?q=cats&page=2&ids%5B%5D=4&ids%5B%5D=8: ids[]=4&ids[]=8, no sort when nil
+    // DOC-SAMPLE-END
+    #expect(server.requests.first?.query == "q=cats&page=2&ids%5B%5D=4&ids%5B%5D=8")
+}
