@@ -39,3 +39,28 @@ func queryOfMixedTypes() async throws {
     // DOC-SAMPLE-END
     #expect(server.requests.first?.query == "q=cats&page=2&ids%5B%5D=4&ids%5B%5D=8")
 }
+
+@Test("Requests and responses article: validating statuses and content types")
+func validatingResponses() async throws {
+    let server = try MockServer()
+    defer { server.shutdown() }
+    server.route { _ in MockResponse(headers: [("Content-Type", "text/html")], body: Data("<p>".utf8)) }
+    let api = SimpleNetworking(baseURL: server.baseURL)
+    defer { api.close() }
+    var caught: SimpleNetworkingError?
+    // DOC-SAMPLE: RequestsAndResponses/validate
+    do {
+        let user = try await api.get("/users/1")
+            .validate(statusCode: [200])  // a 203 or 206 fails too
+            .validate(contentType: [.json])  // a login page in HTML fails before decoding
+            .decode(User.self)
+        print(user.name)
+    } catch .unacceptableContentType(let response, let acceptable) {
+        print("\(response.headers["Content-Type"] ?? "none") is not one of \(acceptable)")
+    } catch {
+        print(error)
+    }
+    // DOC-SAMPLE-END
+    caught = await failure(of: api.get("/users/1").validate(contentType: [.json]))
+    #expect(caught?.caseName == "unacceptableContentType")
+}
