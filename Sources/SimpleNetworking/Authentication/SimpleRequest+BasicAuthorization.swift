@@ -18,7 +18,9 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func basicAuthorization(user: String, password: String) -> Self {
-        let hasControl = { (text: String) in text.unicodeScalars.contains { $0.properties.generalCategory == .control } }
+        let hasControl = { (text: String) in
+            text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        }
         let problem: String?
         if user.contains(":") {
             problem = "the user name of basic authorization holds a colon, which would end the name early"

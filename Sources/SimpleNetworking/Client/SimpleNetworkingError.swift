@@ -191,7 +191,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .authenticationFailed(let reason, _):
             return "Re-authentication failed: \(reason)."
         case .deadlineExceeded(let seconds, let attempts):
-            return "The request did not complete within its \(DurationText.describe(seconds)) deadline (\(attempts.count) attempts)."
+            return "The request did not complete within its \(DurationText.describe(seconds)) deadline "
+                + "(\(attempts.count) attempts)."
         case .fileFailed(let reason):
             return "The download's file failed: \(reason)."
         case .streamBufferFull(let limit):
@@ -207,8 +208,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "The \(Self.describe(status: response.statusCode)) response\(Self.where(response)) is not "
                 + "text/event-stream, so the event stream stopped; check the URL and the server's Content-Type."
         case .eventStreamIdle(let seconds):
-            return "The event stream's connection sent nothing for \(DurationText.describe(seconds)), so the stream stopped; raise its "
-                + "idle timeout, or let it reconnect."
+            return "The event stream's connection sent nothing for \(DurationText.describe(seconds)), so the stream "
+                + "stopped; raise its idle timeout, or let it reconnect."
         case .unsupportedByTransport(let reason):
             return "The transport cannot send this request, nothing was sent: \(reason)."
         }
@@ -227,9 +228,10 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
     private static func describeContentType(of response: SimpleResponse) -> String {
         guard let value = response.headers["Content-Type"] else { return "no Content-Type" }
         let essence = ResponseValidation.essence(of: value)
-        let plain = essence.count <= 100 && essence.utf8.allSatisfy { byte in
+        let printable = essence.utf8.allSatisfy { byte in
             (0x21...0x7E).contains(byte) && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
         }
+        let plain = essence.count <= 100 && printable
         return plain ? "Content-Type \(essence)" : "an unreadable Content-Type"
     }
 
