@@ -1,4 +1,5 @@
 import Foundation
+import SimpleNetworking
 
 /// One request as received by a ``MockServer``, recorded as soon as it was fully read.
 public struct RecordedRequest: Sendable {
@@ -12,8 +13,13 @@ public struct RecordedRequest: Sendable {
     public let query: String?
     /// The query split on `&` and `=`, percent-decoded (`+` is kept as `+`); empty pieces are skipped.
     public let queryItems: [(name: String, value: String)]
-    /// Header fields in the order received, with names as received.
-    public let headers: [(name: String, value: String)]
+    /// Header fields in the order received, with names as received, as ``HTTPHeaders`` like everywhere else in the
+    /// library: `request.httpHeaders["Accept"]` (any case), `.values(for: "Cookie")` for repeated fields, and
+    /// `.fields` in order.
+    public let httpHeaders: HTTPHeaders
+    /// Header fields in the order received, as name and value pairs.
+    @available(*, deprecated, message: "use httpHeaders, an HTTPHeaders: httpHeaders[\"Accept\"], httpHeaders.fields")
+    public var headers: [(name: String, value: String)] { httpHeaders.fields.map { ($0.name, $0.value) } }
     /// The body, de-chunked if it was sent with chunked transfer coding.
     public let body: Data
     /// The HTTP version from the request line, e.g. `HTTP/1.1`.
@@ -29,7 +35,7 @@ public struct RecordedRequest: Sendable {
     ) {
         self.method = method
         self.target = target
-        self.headers = headers
+        self.httpHeaders = HTTPHeaders(headers.map { HTTPHeaders.Field(name: $0.name, value: $0.value) })
         self.body = body
         self.httpVersion = httpVersion
         self.sequenceNumber = sequenceNumber
@@ -46,12 +52,11 @@ public struct RecordedRequest: Sendable {
         }
     }
 
-    /// The value of the first header whose name matches `name`, ignoring case.
+    /// The value of the first header whose name matches `name`, ignoring case; the same as `httpHeaders[name]`.
     /// - Parameter name: The header name to look for.
     /// - Returns: The header value, or `nil` if there is no such header.
     public func header(_ name: String) -> String? {
-        let wanted = name.lowercased()
-        return headers.first { $0.name.lowercased() == wanted }?.value
+        httpHeaders[name]
     }
 
     /// The body decoded as UTF-8 (invalid sequences replaced).

@@ -475,7 +475,7 @@ case "cookie-flood":
         try await api.get("/flood").response()
     }
     _ = await timed { () async throws(SimpleNetworkingError) in try await api.get("/next").response() }
-    let sent = server.requests.last?.headers.first { $0.name.lowercased() == "cookie" }?.value ?? ""
+    let sent = server.requests.last?.httpHeaders["Cookie"] ?? ""
     report("outcome", outcome)
     report("elapsed-seconds", String(format: "%.3f", elapsed))
     report("jar-cookies", "\(api.cookieJar?.cookies.count ?? -1)")

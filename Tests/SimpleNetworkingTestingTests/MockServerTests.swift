@@ -1,4 +1,5 @@
 import Foundation
+import SimpleNetworking
 import SimpleNetworkingTesting
 import Testing
 
@@ -122,7 +123,7 @@ struct MockServerTests {
         #expect(request.path == "/a/b%2Fc" && request.query == "x=1%202&y=a+b&flag&&z=%zz")
         #expect(request.queryItems.map(\.name) == ["x", "y", "flag", "z"])
         #expect(request.queryItems.map(\.value) == ["1 2", "a+b", "", "%zz"])
-        #expect(request.headers.map(\.name) == ["Host", "X-Custom"])
+        #expect(request.httpHeaders.map(\.name) == ["Host", "X-Custom"])
         #expect(request.header("x-custom") == "v 1" && request.header("X-CUSTOM") == "v 1")
         #expect(request.header("missing") == nil && request.body.isEmpty)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzHarness
+import SimpleNetworking
 @_spi(Fuzzing) import SimpleNetworkingTesting
 
 /// `MockServer`'s HTTP/1.1 request parser (through `MockServer.parseConnection(_:)`, SPI) on the bytes of one
@@ -38,7 +39,7 @@ enum FuzzMockServerRequest: FuzzTarget {
             Fuzzer.require(
                 copy.method == request.method && copy.target == request.target
                     && copy.httpVersion == request.httpVersion && copy.body == request.body
-                    && copy.headers.elementsEqual(request.headers, by: { $0 == $1 }),
+                    && copy.httpHeaders.fields == request.httpHeaders.fields,
                 "a request written back out reads back the same")
         }
     }
@@ -49,7 +50,8 @@ enum FuzzMockServerRequest: FuzzTarget {
             !request.target.isEmpty && request.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F },
             "a request's target is visible ASCII")
         Fuzzer.require(["HTTP/1.0", "HTTP/1.1"].contains(request.httpVersion), "a request's version is HTTP/1.x")
-        for (name, value) in request.headers {
+        for field in request.httpHeaders {
+            let (name, value) = (field.name, field.value)
             Fuzzer.require(HTTPGrammar.isToken(name), "a header name is a token")
             Fuzzer.require(
                 !value.utf8.contains { $0 == 0 || $0 == 0x0D || $0 == 0x0A }, "a header value has no CR, LF or NUL")
@@ -62,9 +64,9 @@ enum FuzzMockServerRequest: FuzzTarget {
     /// parser accepts that only with `chunked` last), otherwise as its `Content-Length` says.
     static func serialized(_ request: RecordedRequest) -> (head: [UInt8], body: [UInt8]) {
         var head = "\(request.method) \(request.target) \(request.httpVersion)\r\n"
-        for (name, value) in request.headers { head += "\(name): \(value)\r\n" }
+        for field in request.httpHeaders { head += "\(field.name): \(field.value)\r\n" }
         head += "\r\n"
-        let isChunked = request.headers.contains { $0.name.lowercased() == "transfer-encoding" }
+        let isChunked = request.httpHeaders.contains { $0.name.lowercased() == "transfer-encoding" }
         guard isChunked else { return (Array(head.utf8), Array(request.body)) }
         var body: [UInt8] = []
         if !request.body.isEmpty {

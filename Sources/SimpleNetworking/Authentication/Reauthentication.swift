@@ -104,7 +104,8 @@ final class Reauthentication: Sendable {
             return .resume(
                 .failure(
                     .authenticationFailed(
-                        reason: "the refresh limit of \(limit.maximumRefreshes) per \(limit.interval) s was reached",
+                        reason: "the refresh limit of \(limit.maximumRefreshes) per "
+                            + "\(DurationText.describe(limit.interval)) was reached",
                         underlying: nil)))
         }
         state.refreshStarts.append(now)

@@ -21,8 +21,13 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// transport; its ``TransportFailure/underlying`` error is the platform's. `attempts` is the history when the
     /// client retried first (see ``RetryPolicy``).
     case transportFailed(TransportFailure, attempts: [RequestAttempt] = [])
-    /// A response arrived with a status outside 2xx and no status handler stopped the chain.
+    /// A response arrived with a status outside 2xx and no status handler stopped the chain, or with a 2xx status
+    /// outside the statuses the request accepts (``SimpleRequest/validate(statusCode:)``).
     case unacceptableStatus(SimpleResponse)
+    /// A 2xx response with a body arrived whose `Content-Type` is not one the request accepts
+    /// (``SimpleRequest/validate(contentType:)``), or that has none; `acceptable` are the types it accepts. It
+    /// reaches the error handlers as a status outside 2xx does, and nothing is decoded.
+    case unacceptableContentType(SimpleResponse, acceptable: [MediaType])
     /// A response arrived with a status outside 2xx, and its body decoded into the app's own error type that the
     /// request named (``SimpleRequest/decodingErrors(_:decoder:)``, ``Endpoint/ErrorBody``): `body` is that value,
     /// such as the API's `{"error": ...}`; read it with ``errorBody(as:)`` or `catch .errorBody(let body as
@@ -79,6 +84,8 @@ public enum SimpleNetworkingError: Error, Sendable {
     public var response: SimpleResponse? {
         switch self {
         case .unacceptableStatus(let response), .stoppedByHandler(let response), .notAnEventStream(let response):
+            return response
+        case .unacceptableContentType(let response, _):
             return response
         case .errorBody(_, let response), .transformFailed(_, let response):
             return response
@@ -155,6 +162,10 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "The request failed before a complete response arrived: \(failure)."
         case .unacceptableStatus(let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response))."
+        case .unacceptableContentType(let response, let acceptable):
+            return "The \(Self.describe(status: response.statusCode)) response\(Self.where(response)) has "
+                + "\(Self.describeContentType(of: response)), not one the request accepts ("
+                + acceptable.map(\.rawValue).joined(separator: ", ") + ")."
         case .errorBody(let body, let response):
             return "The server answered \(Self.describe(status: response.statusCode))\(Self.where(response)) with an "
                 + "error body of type \(type(of: body))."
@@ -180,7 +191,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
         case .authenticationFailed(let reason, _):
             return "Re-authentication failed: \(reason)."
         case .deadlineExceeded(let seconds, let attempts):
-            return "The request did not complete within its \(seconds) s deadline (\(attempts.count) attempts)."
+            return "The request did not complete within its \(DurationText.describe(seconds)) deadline "
+                + "(\(attempts.count) attempts)."
         case .fileFailed(let reason):
             return "The download's file failed: \(reason)."
         case .streamBufferFull(let limit):
@@ -196,8 +208,8 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
             return "The \(Self.describe(status: response.statusCode)) response\(Self.where(response)) is not "
                 + "text/event-stream, so the event stream stopped; check the URL and the server's Content-Type."
         case .eventStreamIdle(let seconds):
-            return "The event stream's connection sent nothing for \(seconds) s, so the stream stopped; raise its "
-                + "idle timeout, or let it reconnect."
+            return "The event stream's connection sent nothing for \(DurationText.describe(seconds)), so the stream "
+                + "stopped; raise its idle timeout, or let it reconnect."
         case .unsupportedByTransport(let reason):
             return "The transport cannot send this request, nothing was sent: \(reason)."
         }
@@ -209,6 +221,18 @@ extension SimpleNetworkingError: CustomStringConvertible, LocalizedError {
     private static func describe(status: Int) -> String {
         let reason = HTTPURLResponse.localizedString(forStatusCode: status)
         return reason.isEmpty ? "\(status)" : "\(status) (\(reason))"
+    }
+
+    /// "Content-Type text/html", its media type only (no parameter) when it is a plain token pair, or "no
+    /// Content-Type".
+    private static func describeContentType(of response: SimpleResponse) -> String {
+        guard let value = response.headers["Content-Type"] else { return "no Content-Type" }
+        let essence = ResponseValidation.essence(of: value)
+        let printable = essence.utf8.allSatisfy { byte in
+            (0x21...0x7E).contains(byte) && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+        }
+        let plain = essence.count <= 100 && printable
+        return plain ? "Content-Type \(essence)" : "an unreadable Content-Type"
     }
 
     /// " for /path" without query or credentials, when the URL is known.
@@ -233,6 +257,7 @@ extension SimpleNetworkingError: CustomReflectable {
         case .invalidRequest: "invalidRequest"
         case .transportFailed: "transportFailed"
         case .unacceptableStatus: "unacceptableStatus"
+        case .unacceptableContentType: "unacceptableContentType"
         case .errorBody: "errorBody"
         case .decodingFailed: "decodingFailed"
         case .transformFailed: "transformFailed"

@@ -156,11 +156,17 @@ extension SimpleRequest {
 
     /// Runs the transform steps, here in the execution's task rather than on the handler queue, so that decoding never
     /// runs on the main thread (<doc:RequestsAndResponses>): the value step on a 2xx response, the error-body step
-    /// on any other status. `nil` without a step for the response, or when its error body did not decode.
+    /// on any other status, after the request's validation of a 2xx (which fails it when the response is not
+    /// accepted). `nil` without a step for the response, or when its error body did not decode.
     private func transformedValue(of outcome: Outcome, on client: SimpleNetworking, context: HandlingContext)
         -> TransformResult?
     {
         guard case .success(let received) = outcome else { return nil }
+        if received.isSuccess, let failure = context.snapshot.handlers.validation.failure(for: received) {
+            // A download that fails validation leaves no file behind, as after a status outside 2xx.
+            if let file = received.fileURL { try? FileManager.default.removeItem(at: file) }
+            return .failure(failure.withAttempts(context.record.history))
+        }
         let own = context.snapshot.handlers.transform
         // This execution's own value step (decode(_:)) keeps the request's error-body step.
         let oneOff = context.valueStep.map { Transform(value: $0.value, errorBody: own?.errorBody) }

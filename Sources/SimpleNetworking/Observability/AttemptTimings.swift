@@ -44,12 +44,12 @@ public struct AttemptTimings: Sendable, Hashable, CustomStringConvertible {
         return bodyEnd.timeIntervalSince(responseHead)
     }
 
-    /// For example `212.4 ms (head after 200.1 ms, body 12.3 ms)`, or `30000 ms (no response)`.
+    /// For example `212.4 ms (head after 200.1 ms, body 12.3 ms)`, or `30 s (no response)`.
     public var description: String {
-        let total = NetworkEvent.milliseconds(duration)
+        let total = DurationText.describe(duration)
         guard let timeToResponseHead else { return "\(total) (no response)" }
-        let head = "head after \(NetworkEvent.milliseconds(timeToResponseHead))"
+        let head = "head after \(DurationText.describe(timeToResponseHead))"
         guard let bodyDuration else { return "\(total) (\(head), body incomplete)" }
-        return "\(total) (\(head), body \(NetworkEvent.milliseconds(bodyDuration)))"
+        return "\(total) (\(head), body \(DurationText.describe(bodyDuration)))"
     }
 }

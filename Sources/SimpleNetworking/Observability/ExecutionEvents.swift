@@ -60,6 +60,13 @@ extension SimpleNetworkingError {
         }
         switch self {
         case .unacceptableStatus(let response): return .unacceptableStatus(reduce(response))
+        case .unacceptableContentType(let response, let acceptable):
+            // Its Content-Type stays, for the description: a media type, never a secret.
+            let reduced = SimpleResponse(
+                statusCode: response.statusCode,
+                headers: response.headers["Content-Type"].map { ["Content-Type": $0] } ?? [:],
+                url: response.url.flatMap(sensitiveData.redactedURL))
+            return .unacceptableContentType(reduced, acceptable: acceptable)
         case .errorBody(let body, let response): return .errorBody(body, response: reduce(response))
         case .decodingFailed(let type, let reason, let response):
             return .decodingFailed(type: type, reason: reason, response: response.map(reduce))

@@ -77,18 +77,14 @@ public struct NetworkEvent: Sendable, CustomStringConvertible {
     }
 
     /// One line such as `[1A2B3C4D] GET https://api.example.com/users?token=<redacted>: response 200`, durations
-    /// in milliseconds (`finished 200 in 212.4 ms`).
+    /// in milliseconds below a second and in seconds from one on (`finished 200 in 212.4 ms`, `retry as attempt 2 in
+    /// 1.5 s`). The eight characters in brackets begin ``requestID``: the same on every line of one request, and
+    /// different from one request to the next.
     public var description: String {
         let id = requestID.uuidString.prefix(8)
         return "[\(id)] \(method) \(url): " + kind.summary
     }
 
-    /// `seconds` in milliseconds with at most one decimal, such as `212.4 ms` or `400 ms`.
-    static func milliseconds(_ seconds: TimeInterval) -> String {
-        var text = String(format: "%.1f", seconds * 1000)
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        return text + " ms"
-    }
 }
 
 extension NetworkEvent.Kind {
@@ -100,14 +96,14 @@ extension NetworkEvent.Kind {
         case .attemptFinished(let attempt, let status, let timings):
             return "attempt \(attempt) finished, \(status.map(String.init) ?? "no response") in \(timings)"
         case .retryScheduled(let attempt, let delay):
-            return "retry as attempt \(attempt) in \(NetworkEvent.milliseconds(delay))"
+            return "retry as attempt \(attempt) in \(DurationText.describe(delay))"
         case .retryWaitFinished(let attempt, let duration):
-            return "waited \(NetworkEvent.milliseconds(duration)) before attempt \(attempt)"
+            return "waited \(DurationText.describe(duration)) before attempt \(attempt)"
         case .redirectFollowed(_, let to, let status): return "redirect \(status) followed to \(to)"
         case .redirectRefused(let status, let reason): return "redirect \(status) refused: \(reason)"
         case .failed(let error): return "failed: \(error)"
         case .finished(let status, let error, let duration):
-            let time = NetworkEvent.milliseconds(duration)
+            let time = DurationText.describe(duration)
             if let error { return "finished in \(time) with an error: \(error)" }
             return "finished \(status.map(String.init) ?? "without a response") in \(time)"
         }

@@ -80,6 +80,98 @@ extension SimpleRequest {
     }
 }
 
+// Query parameters of mixed types, in the caller's order or from a value, with a choice of array and Boolean forms.
+extension SimpleRequest {
+    /// Appends query parameters from pairs of names and values of any `Encodable` type, in the order written; `nil`
+    /// values are left out.
+    ///
+    /// Each value must encode to a string, a number, a Boolean or an array of them; arrays are sent as `arrays`
+    /// says, Booleans as `booleans` says, every character percent-encoded so that it arrives literally. Anything else
+    /// (an object, say) makes the request fail with ``SimpleNetworkingError/invalidRequest(reason:)`` and nothing is
+    /// sent.
+    ///
+    /// ```swift
+    /// api.get("/search").query(["q": "cats", "page": 2, "ids": [4, 8]], arrays: .brackets)
+    /// // ?q=cats&page=2&ids%5B%5D=4&ids%5B%5D=8, that is ids[]=4&ids[]=8
+    /// ```
+    /// - Parameters:
+    ///   - parameters: The names and values, sent in this order; a dictionary literal is read as pairs.
+    ///   - arrays: How an array is sent. Default: ``QueryArrayEncoding/repeatedName`` (`ids=4&ids=8`).
+    ///   - booleans: How a Boolean is sent. Default: ``QueryBoolEncoding/literal`` (`true`, `false`).
+    ///   - encoder: The encoder of each value, for its date strategy, say. Default: a plain `JSONEncoder`.
+    /// - Returns: This request.
+    @discardableResult
+    public func query(
+        _ parameters: KeyValuePairs<String, (any Encodable)?>, arrays: QueryArrayEncoding = .repeatedName,
+        booleans: QueryBoolEncoding = .literal, encoder: JSONEncoder = JSONEncoder()
+    ) -> Self {
+        do throws(SimpleNetworkingError) {
+            var properties: [(name: String, field: FormFields.Field)] = []
+            for (name, value) in parameters {
+                guard let value else { continue }
+                properties.append((name, try FormFields.field(named: name, of: value, encoder: encoder)))
+            }
+            return appendQuery(FormFields.flattened(properties, arrays: arrays, booleans: booleans))
+        } catch {
+            return update { $0.parts.buildProblem = $0.parts.buildProblem ?? error }
+        }
+    }
+
+    /// Appends query parameters from a dictionary of values of mixed types, such as `["page": 2, "q": "cats"]`, in
+    /// name order as ``query(from:encoder:)`` sends them; `nil` values are left out.
+    ///
+    /// The rules of ``query(_:arrays:booleans:encoder:)``, arrays sent as the name repeated. To keep the order
+    /// written, use that form.
+    /// - Parameter parameters: The names and values.
+    /// - Returns: This request.
+    @discardableResult
+    public func query(from parameters: KeyValuePairs<String, (any Encodable)?>) -> Self {
+        let sorted = parameters.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }
+        var pairs: [(name: String, field: FormFields.Field)] = []
+        do throws(SimpleNetworkingError) {
+            for (_, (name, value)) in sorted {
+                guard let value else { continue }
+                pairs.append((name, try FormFields.field(named: name, of: value, encoder: JSONEncoder())))
+            }
+            return appendQuery(FormFields.flattened(pairs, arrays: .repeatedName, booleans: .literal))
+        } catch {
+            return update { $0.parts.buildProblem = $0.parts.buildProblem ?? error }
+        }
+    }
+
+    /// Appends query parameters from the properties of a value, or from a dictionary, as ``query(from:encoder:)``
+    /// does (one flat object, parameters in name order, `nil` left out), with arrays and Booleans sent as given.
+    ///
+    /// ```swift
+    /// api.get("/items").query(from: Filter(ids: [4, 8], open: true), arrays: .indexed, booleans: .numeric)
+    /// // ?ids%5B0%5D=4&ids%5B1%5D=8&open=1, that is ids[0]=4&ids[1]=8&open=1
+    /// ```
+    /// - Parameters:
+    ///   - value: The parameters, as an `Encodable` value or a dictionary.
+    ///   - arrays: How an array is sent.
+    ///   - booleans: How a Boolean is sent. Default: ``QueryBoolEncoding/literal``.
+    ///   - encoder: The encoder that turns `value` into parameters, for its key strategy. Default: a plain
+    ///     `JSONEncoder`.
+    /// - Returns: This request.
+    @discardableResult
+    public func query<Value: Encodable>(
+        from value: Value, arrays: QueryArrayEncoding, booleans: QueryBoolEncoding = .literal,
+        encoder: JSONEncoder = JSONEncoder()
+    ) -> Self {
+        do throws(SimpleNetworkingError) {
+            let properties = try FormFields.properties(of: value, encoder: encoder)
+            return appendQuery(FormFields.flattened(properties, arrays: arrays, booleans: booleans))
+        } catch {
+            return update { $0.parts.buildProblem = $0.parts.buildProblem ?? error }
+        }
+    }
+
+    /// Appends `pairs` to the query, in order.
+    private func appendQuery(_ pairs: [(name: String, value: String)]) -> Self {
+        update { $0.parts.queryItems.append(contentsOf: pairs.map { QueryItem(name: $0.name, value: $0.value) }) }
+    }
+}
+
 extension SimpleNetworkingError {
     /// The reason of an `invalidRequest`, or the description of any other error.
     fileprivate var invalidReason: String {

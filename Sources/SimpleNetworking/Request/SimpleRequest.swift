@@ -330,6 +330,9 @@ extension SimpleRequest {
         var transform: Transform?
         var valueHandlers: [ValueHandler] = []
         var completionHandlers: [CompletionHandler] = []
+        /// What a 2xx must also be to succeed (``SimpleRequest/validate(statusCode:)``,
+        /// ``SimpleRequest/validate(contentType:)``).
+        var validation = ResponseValidation()
     }
 
     /// Per-request overrides of the client's safety settings (<doc:SecurityDefaults>), and the request's identity in

@@ -152,12 +152,15 @@ public struct SimpleResponse: Sendable {
     ///   - type: The type to decode.
     ///   - decoder: The decoder to use; `nil` (the default) uses the decoder of the client the response came through
     ///     (its ``SimpleNetworking/Configuration/decoder``), or a plain `JSONDecoder` for a response made by hand.
+    /// ``NoContent`` decodes from any body, an empty one included, without reading it: `decode(NoContent.self)`
+    /// on a 204 returns ``NoContent`` for a plain request as for an ``Endpoint``.
     /// - Returns: The decoded value.
     /// - Throws: ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` with the decoder's reason, or that
     ///   the body is empty.
     public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder? = nil)
         throws(SimpleNetworkingError) -> T
     {
+        if let nothing = NoContent() as? T { return nothing }
         let decoder = decoder ?? clientDecoder ?? JSONDecoder()
         guard !body.isEmpty else {
             throw .decodingFailed(type: "\(T.self)", reason: "the response body is empty", response: self)

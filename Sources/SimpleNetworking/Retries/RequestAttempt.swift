@@ -39,11 +39,12 @@ public struct RequestAttempt: Sendable {
 }
 
 extension RequestAttempt: CustomStringConvertible {
-    /// For example `#2 after 0.40 s: 503`, or `#1 after 0.00 s: 200 over HTTP/2` when the version is known.
+    /// For example `#2 after 400 ms: 503`, `#3 after 1.5 s: 503`, or `#1 after 0 ms: 200 over HTTP/2` when the
+    /// version is known: the delay below a second in milliseconds, from a second on in seconds.
     public var description: String {
         let outcome = statusCode.map(String.init) ?? error.map { "\($0)" } ?? "no outcome"
         let version = httpVersion.map { " over \($0)" } ?? ""
         let retried = retriedBy.map { ", retried by \($0)" } ?? ""
-        return "#\(number) after \(String(format: "%.2f", delay)) s: \(outcome)\(version)\(retried)"
+        return "#\(number) after \(DurationText.describe(delay)): \(outcome)\(version)\(retried)"
     }
 }

@@ -12,7 +12,8 @@ extension SimpleRequest {
     ///
     /// The body goes to a temporary file in the destination's directory and is moved into place, replacing any file
     /// there, only once it is complete; after a failure, a non-2xx answer or cancellation nothing is left at the
-    /// destination, and a file already there is untouched. Handlers, retries, redirects and re-authentication work
+    /// destination, and a file already there is untouched. Missing folders of the destination are created when a 2xx
+    /// answer begins (and stay if the transfer then fails). Handlers, retries, redirects and re-authentication work
     /// as for any request: the bodies of redirects and errors are read into memory for them as usual. The size
     /// limit is off for the downloaded body unless ``maximumResponseBodySize(_:)`` sets one.
     ///
@@ -21,7 +22,7 @@ extension SimpleRequest {
     /// let response = try await api.get("/archive.zip").download(to: file)
     /// print(response.fileURL?.path ?? "")
     /// ```
-    /// - Parameter destination: The file URL to write; its directory must exist.
+    /// - Parameter destination: The file URL to write; missing folders on its path are created.
     /// - Returns: The 2xx response, with an empty ``SimpleResponse/body`` and ``SimpleResponse/fileURL`` set.
     /// - Throws: ``SimpleNetworkingError``, as ``response(on:)`` describes, or
     ///   ``SimpleNetworkingError/fileFailed(reason:)`` when the file cannot be written or moved into place.
@@ -35,7 +36,7 @@ extension SimpleRequest {
     /// Runs the request on `client` and writes the body of its 2xx response to `destination`, as
     /// ``download(to:)`` describes.
     /// - Parameters:
-    ///   - destination: The file URL to write; its directory must exist.
+    ///   - destination: The file URL to write; missing folders on its path are created.
     ///   - client: The client to run on.
     /// - Returns: The 2xx response, with ``SimpleResponse/fileURL`` set.
     /// - Throws: ``SimpleNetworkingError``, as ``download(to:)`` describes.
@@ -114,8 +115,14 @@ final class FileDestination: ResponseDestination {
 
     func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
         let name = destination.lastPathComponent
-        let temporary = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(name).\(UUID().uuidString).download")
+        let folder = destination.deletingLastPathComponent()
+        // Missing folders are made once a 2xx answer begins, so a request that fails earlier leaves none behind.
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .fileFailed(reason: "the folders of \(name) could not be created")
+        }
+        let temporary = folder.appendingPathComponent(".\(name).\(UUID().uuidString).download")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
             let handle = try? FileHandle(forWritingTo: temporary)
         else { throw .fileFailed(reason: "\(name) could not be created in its directory") }

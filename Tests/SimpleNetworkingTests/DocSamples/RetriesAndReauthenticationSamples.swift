@@ -41,7 +41,7 @@ func perRequestOverrides(api: SimpleNetworking) async throws -> SimpleResponse {
         .timeout(2.5)
         .deadline(10)
         .response()
-    print(response.attempts)  // [#1 after 0.00 s: 503, #2 after 0.31 s: 201]
+    print(response.attempts)  // [#1 after 0 ms: 503, #2 after 310 ms: 201]
     // DOC-SAMPLE-END
     return response
 }

@@ -97,7 +97,7 @@ struct InterceptorTests {
         #expect(response.statusCode == 200)
         #expect(log.all == ["A out #1", "B out #1", "C out #1", "C back 200", "B back 200", "A back 200"])
         // URLSession joins repeated fields with ", ".
-        let sent = server.requests.first?.headers.filter { $0.name.lowercased() == "x-order" }.map(\.value)
+        let sent = server.requests.first?.httpHeaders.values(for: "X-Order")
         #expect(sent?.joined(separator: ", ") == "A, B, C")
     }
 

@@ -239,15 +239,18 @@ struct DownloadTests {
         #expect(await eventually { directory.names.isEmpty })
     }
 
-    @Test("A destination whose directory does not exist fails with fileFailed, naming only the file")
+    @Test("A destination whose directory cannot be made (a file has its name) fails with fileFailed, naming the file")
     func missingDirectory() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
         server.enqueue(MockResponse(body: Data("x".utf8)))
         let api = makeLoopbackClient(server)
         defer { api.close() }
-        let destination = FileManager.default.temporaryDirectory
-            .appendingPathComponent("missing-\(UUID().uuidString)/secret-dir/out.bin")
+        // A missing directory is created (download(to:) makes the folders of its destination); one whose name a file
+        // holds cannot be.
+        let directory = try ScratchDirectory()
+        try Data("in the way".utf8).write(to: directory.file("secret-dir"))
+        let destination = directory.url.appendingPathComponent("secret-dir/out.bin")
 
         let result = await outcome { try await api.get("/x").download(to: destination) }
 

@@ -36,7 +36,7 @@ struct LoopbackTransportTests {
         #expect(recorded.queryItems.map { "\($0.name)=\($0.value)" } == ["fields=id name", "flag="])
         #expect(recorded.header("X-Client") == "loopback-tests")
         #expect(recorded.header("Accept") == "application/json")
-        #expect(recorded.headers.filter { $0.name.lowercased() == "accept" }.count == 1)
+        #expect(recorded.httpHeaders.values(for: "Accept").count == 1)
         #expect(recorded.body.isEmpty)
         api.close()
     }
