@@ -17,30 +17,32 @@ import Tracing
 /// ```
 ///
 /// Pick it for servers on Linux and for many requests at once: it keeps a pool of connections per host on SwiftNIO's
-/// event loops, and costs a fraction of URLSession's CPU and memory per request. All of a transport's connections to
-/// one origin live on one event loop of the group, where their responses are handled without a thread switch; each
-/// transport draws its own loop for an origin. The client's behaviour is the same as over URLSession: redirects come
-/// back as responses and the client follows them by its rules, the body size limit stops a body as it arrives, counted
-/// after decompression, and failures arrive in the same categories. It streams both ways with backpressure, and sends
-/// bodies on any method and to IPv6-literal hosts.
+/// event loops, and costs a fraction of URLSession's CPU and memory per request. One origin's requests spread over the
+/// event loops of the group, and each response is handled on the loop of the connection that carries it, without a
+/// thread switch ("Lifecycle" in the AsyncHTTPClient engine article). The client's behaviour is the same as over
+/// URLSession: redirects come back as responses and the client follows them by its rules, the body size limit stops a
+/// body as it arrives, counted after decompression, and failures arrive in the same categories. It streams both ways
+/// with backpressure, and sends bodies on any method and to IPv6-literal hosts.
 ///
 /// TLS: the client's `TLSPolicy` (trust roots added to the system's or instead of them, a client identity from PEM or
 /// PKCS #12, a minimum version) becomes the `TLSConfiguration` of each HTTPS request, made once per policy
 /// (``tlsEnforcement``). Public-key pins are not enforced: AsyncHTTPClient has no certificate-verification callback,
 /// so the client refuses an HTTPS request that a pin applies to, before sending it.
 ///
-/// Lifecycle: a transport made with ``init(configuration:eventLoopGroup:)`` owns its `HTTPClient`. ``close()`` starts
-/// its shutdown and returns at once: requests in flight end with `SimpleNetworkingError.cancelled`, and later ones fail
-/// with a `transportFailed` that says the transport was closed. ``shutdown()`` does the same and waits until the
-/// connections are closed. A transport released without either is shut down by its `deinit`. A transport made with
-/// ``init(client:)`` sends over a client of yours and never shuts it down. The event loops are not the transport's: by
-/// default they are SwiftNIO's process-wide group, which lives as long as the process, so no event loop is ever
-/// started or leaked per transport.
+/// Lifecycle: a transport made with ``init(configuration:eventLoopGroup:)`` owns its `HTTPClient`s, one per event
+/// loop of the group (at most ``Configuration/maximumConnectionsPerHost`` of them, which share that limit).
+/// ``close()`` starts their shutdown and returns at once: requests in flight end with
+/// `SimpleNetworkingError.cancelled`, and later ones fail with a `transportFailed` that says the transport was closed.
+/// ``shutdown()`` does the same and waits until the connections are closed. A transport released without either is
+/// shut down by its `deinit`. A transport made with ``init(client:)`` sends over a client of yours and never shuts it
+/// down; over it, every request to one origin runs on one event loop of the client's group. The event loops are not
+/// the transport's: by default they are SwiftNIO's process-wide group, which lives as long as the process, so no
+/// event loop is ever started or leaked per transport.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Settings of the transport's `HTTPClient`, frozen when the transport is made.
     public struct Configuration: Sendable {
         /// The most HTTP/1.1 connections open at once to one host; requests beyond them wait for a free one.
-        /// Default: 8.
+        /// The transport's clients, one per event loop, share them. Default: 8.
         public var maximumConnectionsPerHost: Int = 8
         /// How long an idle connection stays open for the next request, in seconds. Default: 60.
         public var idleTimeout: TimeInterval = 60
@@ -53,8 +55,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         public init() {}
     }
 
-    /// The transport's client. Use it for what the library does not do; do not shut down a client the transport
-    /// made: ``close()`` does.
+    /// The transport's client, or the first of its clients when it made one per event loop. Use it for what the
+    /// library does not do; do not shut down a client the transport made: ``close()`` does.
     public let client: HTTPClient
     /// The parts of a `TLSPolicy` the transport enforces on HTTPS requests: trust roots added to the system's or
     /// instead of them, a client identity from PEM or from PKCS #12, and a minimum TLS version, each set in the
@@ -65,13 +67,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Network.framework; pass a `MultiThreadedEventLoopGroup` for them all.
     public let tlsEnforcement: TLSRequirements
     private let closed = NIOLockedValueBox(false)
-    private let originLoops: OriginLoops
+    /// The transport's clients and the loop of each request.
+    private let clientLoops: ClientLoops
     private let tlsConfigurations = TLSConfigurations()
     /// The requests in flight over a client that is not the transport's, which ``close()`` cancels; `nil` for the
     /// transport's own client, whose shutdown cancels them.
     private let borrowedClientRequests: NIOLockedValueBox<[ObjectIdentifier: RequestLaunch]>?
 
-    /// Creates a transport with its own `HTTPClient`.
+    /// Creates a transport with its own `HTTPClient`s, one per event loop of `eventLoopGroup` up to
+    /// ``Configuration/maximumConnectionsPerHost`` of them.
     /// - Parameters:
     ///   - configuration: The client's settings. Default: ``Configuration/init()``.
     ///   - eventLoopGroup: The event loops the client runs on. Default: `HTTPClient.defaultEventLoopGroup`, SwiftNIO's
@@ -80,8 +84,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         configuration: Configuration = Configuration(),
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
-        client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(configuration))
-        originLoops = OriginLoops(eventLoopGroup)
+        clientLoops = ClientLoops(group: eventLoopGroup, maximumConnections: configuration.maximumConnectionsPerHost) {
+            var share = configuration
+            share.maximumConnectionsPerHost = $0
+            return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(share))
+        }
+        client = clientLoops.clients[0]
         tlsEnforcement = Self.tlsEnforcement(on: eventLoopGroup)
         borrowedClientRequests = nil
     }
@@ -93,14 +101,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// must not follow redirects (the `SimpleNetworking` client follows them by its rules) nor decompress bodies (the
     /// transport decodes them, counted against the size limit). HTTP/2 is the client's `httpVersion`. The
     /// transport never shuts the client down: ``close()`` and ``shutdown()`` cancel the requests it has in flight and
-    /// refuse later ones, and shutting the client down stays yours. The TLS policy is enforced as over the
+    /// refuse later ones, and shutting the client down stays yours. Every request to one origin runs on one event loop
+    /// of the client's group, where AsyncHTTPClient opens its connections to that origin; a transport with its own
+    /// clients spreads an origin's requests over every loop. The TLS policy is enforced as over the
     /// transport's own client (``tlsEnforcement``): an HTTPS request under a policy other than the system's defaults
     /// carries a `TLSConfiguration` of its own, made from NIOSSL's client defaults and the policy, in place of the
     /// client's; under the system's defaults, the client's own TLS configuration applies.
     /// - Parameter client: The client to send with; it must outlive the transport's requests.
     public init(client: HTTPClient) {
         self.client = client
-        originLoops = OriginLoops(client.eventLoopGroup)
+        clientLoops = ClientLoops(borrowing: client)
         tlsEnforcement = Self.tlsEnforcement(on: client.eventLoopGroup)
         borrowedClientRequests = NIOLockedValueBox([:])
     }
@@ -177,10 +187,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             transfer: transfer, maximumBodySize: options.maximumResponseBodySize, url: request.url,
             bodySize: bodySize)
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
-        // Every request to one origin on that origin's loop, where its connections are: no response switches threads.
-        let loop = originLoops.loop(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
+        // The request's client and loop, where that client's connections are: no response switches threads.
+        let route = clientLoops.route(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
+        defer { clientLoops.finished(route) }
+        let (client, loop) = (route.client, route.loop)
         let launch = RequestLaunch()
-        let client = client
         if let borrowedClientRequests {
             let key = ObjectIdentifier(launch)
             borrowedClientRequests.withLockedValue { $0[key] = launch }
@@ -255,7 +266,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return (body, size)
     }
 
-    /// Starts shutting the client down and returns at once: requests in flight end with
+    /// Starts shutting the transport's clients down and returns at once: requests in flight end with
     /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. Calling it
     /// again does nothing.
     ///
@@ -272,15 +283,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             for launch in launches { launch.cancel() }
             return
         }
-        // The client keeps itself alive until its shutdown completes.
-        client.shutdown(queue: .global()) { _ in }
+        // Each client keeps itself alive until its shutdown completes.
+        for client in clientLoops.clients { client.shutdown(queue: .global()) { _ in } }
     }
 
-    /// Shuts the client down and waits until its connections are closed: requests in flight end with
+    /// Shuts the transport's clients down and waits until their connections are closed: requests in flight end with
     /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. After
     /// ``close()`` it returns at once. Over a client of yours (``init(client:)``) it only cancels the transport's
     /// requests in flight, as ``close()`` does, and leaves the client running.
-    /// - Throws: The client's error when it did not shut down cleanly.
+    /// - Throws: The first error of a client that did not shut down cleanly.
     public func shutdown() async throws {
         if borrowedClientRequests != nil { return close() }
         guard
@@ -288,7 +299,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 defer { closed = true }; return !closed
             })
         else { return }
-        try await client.shutdown()
+        var failure: (any Error)?
+        for client in clientLoops.clients {
+            do { try await client.shutdown() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 
     /// A transport released without ``close()`` still shuts its own client down; a client of yours is left running.

@@ -264,7 +264,7 @@ struct EngineTLSTests {
         await server.stop()
     }
 
-    @Test("HTTP/2: concurrent requests share one connection, and the response and attempt record the version")
+    @Test("HTTP/2: concurrent requests share a connection per event loop, and the response and attempt record it")
     func http2SharesOneConnection() async throws {
         let fixtures = try await TLSFixtures.shared.value
         let server = try await NIOTLSTestServer(certificate: fixtures.valid, responseDelay: .milliseconds(200))
@@ -281,9 +281,14 @@ struct EngineTLSTests {
         }
         #expect(versions == Array(repeating: .http2, count: count))
         let seen = server.seen
-        #expect(seen.connections == 1, "\(seen.connections) connections")
+        // The transport spreads concurrent requests over its clients, one per event loop of the group (at most 8),
+        // each with a connection of its own; more requests open at once than connections: they shared them.
+        let loops = min(Array(HTTPClient.defaultEventLoopGroup.makeIterator()).count, 8)
+        #expect(seen.connections <= loops, "\(seen.connections) connections for \(loops) event loops")
         #expect(seen.requests == Array(repeating: "HTTP/2", count: count + 1))
-        #expect(seen.mostOpenAtOnce > 1, "requests open at once on the one connection: \(seen.mostOpenAtOnce)")
+        #expect(
+            seen.mostOpenAtOnce > seen.connections,
+            "requests open at once: \(seen.mostOpenAtOnce) on \(seen.connections) connections")
         await server.stop()
     }
 
