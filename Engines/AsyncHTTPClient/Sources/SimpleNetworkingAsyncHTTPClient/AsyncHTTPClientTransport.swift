@@ -187,10 +187,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             transfer: transfer, maximumBodySize: options.maximumResponseBodySize, url: request.url,
             bodySize: bodySize)
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
-        // The request's client and loop, where that client's connections are: no response switches threads.
-        let route = clientLoops.route(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
-        defer { clientLoops.finished(route) }
-        let (client, loop) = (route.client, route.loop)
+        let origin = ClientLoops.Origin(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
+        let clientLoops = clientLoops
         let launch = RequestLaunch()
         if let borrowedClientRequests {
             let key = ObjectIdentifier(launch)
@@ -207,21 +205,36 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         do {
             return try await transfer.withCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
-                    // Started on the loop, in one switch of threads: there, AsyncHTTPClient's task, its deadline and
-                    // the callback below need no lock nor wake-up of the loop each, and an idle connection of the loop
-                    // writes the request at once (the "Performance" article of the SimpleNetworking documentation).
-                    loop.execute {
+                    // Started on the loop of the request's client, where that client's connections are, in one switch
+                    // of threads: there, AsyncHTTPClient's task, its deadline and the callback below need no lock nor
+                    // wake-up of the loop each, and an idle connection of the loop writes the request at once (the
+                    // "Performance" article of the SimpleNetworking documentation). A request beyond every client's
+                    // share of the origin's connections starts when one of them ends (`ClientLoops`).
+                    clientLoops.start(
+                        origin, id: ObjectIdentifier(launch), deadline: deadline, isCancelled: { launch.isCancelled }
+                    ) { route in
+                        guard let route else {
+                            let reason = launch.isCancelled ? HTTPClientError.cancelled : .deadlineExceeded
+                            return continuation.resume(throwing: reason)
+                        }
                         guard !launch.isCancelled else {
+                            clientLoops.finished(route, multiplexed: false)
                             return continuation.resume(throwing: HTTPClientError.cancelled)
                         }
-                        let task = client.execute(
-                            request: outgoing, delegate: streamer, eventLoop: .delegate(on: loop), deadline: deadline)
-                        task.futureResult.whenComplete { continuation.resume(with: $0) }
+                        let task = route.client.execute(
+                            request: outgoing, delegate: streamer, eventLoop: .delegate(on: route.loop),
+                            deadline: deadline)
+                        task.futureResult.whenComplete { result in
+                            let http2 = (try? result.get())?.httpVersion == .http2
+                            clientLoops.finished(route, multiplexed: http2)
+                            continuation.resume(with: result)
+                        }
                         launch.started(task)
                     }
                 }
             } onCancel: {
                 launch.cancel()
+                clientLoops.giveUp(origin, ObjectIdentifier(launch))
             }
         } catch {
             if transfer.isCancelled { throw .cancelled }

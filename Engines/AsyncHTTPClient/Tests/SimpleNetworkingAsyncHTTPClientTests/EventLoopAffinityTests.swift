@@ -74,6 +74,73 @@ struct EventLoopAffinityTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("A request beyond every client's share starts on the first client whose request ends, not its own queue")
+    func waitingRequestTakesTheFirstFreeClient() async throws {
+        let (group, _, server) = try Self.fourLoopsAndServer()
+        defer { server.shutdown() }
+        // /long is answered after 3 s, /short after 0.2 s, /next at once.
+        server.route { request in
+            var response = MockResponse.text("ok")
+            if request.path == "/long" { response.faults = [.delayHeaders(3)] }
+            if request.path == "/short" { response.faults = [.delayHeaders(0.2)] }
+            return response
+        }
+        // Two clients of one connection each: /long takes one, /short the other, /next waits for either.
+        let transport = Self.transport(limit: 2, on: group)
+        let longDone = NIOLockedValueBox(false)
+        let long = Task {
+            defer { longDone.withLockedValue { $0 = true } }
+            return try await Self.send(transport, server.url("/long"))
+        }
+        #expect(await Self.eventually { server.requestCount == 1 })
+        let short = Task { try await Self.send(transport, server.url("/short")) }
+        #expect(await Self.eventually { server.requestCount == 2 })
+        try await Self.send(transport, server.url("/next"))
+        #expect(!longDone.withLockedValue { $0 }, "/next waited for /long, not for the client that /short freed")
+        try await short.value
+        try await long.value
+        #expect(Set(server.requests.map(\.connectionIndex)).count == 2)
+
+        try await transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("A request waiting for a share gives up at its deadline or when cancelled, and is never sent")
+    func waitingRequestGivesUp() async throws {
+        let (group, _, server) = try Self.fourLoopsAndServer(delay: 3)
+        defer { server.shutdown() }
+        let transport = Self.transport(limit: 2, on: group)
+        let busy = (0..<2).map { index in Task { try await Self.send(transport, server.url("/busy/\(index)")) } }
+        #expect(await Self.eventually { server.requestCount == 2 })
+
+        var timedOut: SimpleNetworkingError?
+        do {
+            try await Self.send(transport, server.url("/late"), timeout: 0.3)
+        } catch {
+            timedOut = error
+        }
+        if case .transportFailed(let failure, _)? = timedOut {
+            #expect(failure.category == .timedOut)
+        } else {
+            Issue.record("waiting past the deadline gave \(String(describing: timedOut))")
+        }
+
+        let cancelled = Task { try await Self.send(transport, server.url("/cancelled")) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        cancelled.cancel()
+        do {
+            try await cancelled.value
+            Issue.record("a request cancelled while it waited succeeded")
+        } catch {
+            if case .cancelled? = error as? SimpleNetworkingError {} else { Issue.record("cancelling gave \(error)") }
+        }
+        #expect(server.requestCount == 2, "a request that gave up was sent")
+
+        for task in busy { try await task.value }
+        try await transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
     @Test("Transports to one origin spread over the loops: each draws its own home loop")
     func transportsSpread() async throws {
         let (group, loops, server) = try Self.fourLoopsAndServer()
@@ -119,6 +186,31 @@ struct EventLoopAffinityTests {
             return response
         }
         return (group, Array(group.makeIterator()), server)
+    }
+
+    /// A transport on `group` with at most `limit` connections per host.
+    private static func transport(limit: Int, on group: any EventLoopGroup) -> AsyncHTTPClientTransport {
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.maximumConnectionsPerHost = limit
+        return AsyncHTTPClientTransport(configuration: configuration, eventLoopGroup: group)
+    }
+
+    /// Sends a GET of `url` and drops the response.
+    private static func send(_ transport: AsyncHTTPClientTransport, _ url: URL, timeout: TimeInterval = 10)
+        async throws(SimpleNetworkingError)
+    {
+        _ = try await transport.send(
+            HTTPRequest(method: .get, url: url), options: TransportOptions(timeout: timeout),
+            transfer: HTTPTransfer(head: { _ in }, body: { _ in }))
+    }
+
+    /// Whether `condition` holds within 30 s, checked every 5 ms.
+    private static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
+        for _ in 0..<6000 {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+        return condition()
     }
 
     /// The loop index of each of `count` requests sent at once, by its path.
