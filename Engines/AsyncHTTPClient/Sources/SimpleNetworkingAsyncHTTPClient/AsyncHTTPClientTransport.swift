@@ -25,9 +25,11 @@ import Tracing
 /// with backpressure, and sends bodies on any method and to IPv6-literal hosts.
 ///
 /// TLS: the client's `TLSPolicy` (trust roots added to the system's or instead of them, a client identity from PEM or
-/// PKCS #12, a minimum version) becomes the `TLSConfiguration` of each HTTPS request, made once per policy
-/// (``tlsEnforcement``). Public-key pins are not enforced: AsyncHTTPClient has no certificate-verification callback,
-/// so the client refuses an HTTPS request that a pin applies to, before sending it.
+/// PKCS #12, a minimum version) becomes a `TLSConfiguration`, made once per policy (``tlsEnforcement``): the
+/// transport sends a policy's HTTPS requests through clients of its own made with it, for its first four policies;
+/// under further policies, and over a client of yours, each request carries it. Public-key pins are not enforced:
+/// AsyncHTTPClient has no certificate-verification callback, so the client refuses an HTTPS request that a pin applies
+/// to, before sending it.
 ///
 /// Lifecycle: a transport made with ``init(configuration:eventLoopGroup:)`` owns its `HTTPClient`s, one per event
 /// loop of the group (at most ``Configuration/maximumConnectionsPerHost`` of them, which share that limit).
@@ -60,7 +62,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public let client: HTTPClient
     /// The parts of a `TLSPolicy` the transport enforces on HTTPS requests: trust roots added to the system's or
     /// instead of them, a client identity from PEM or from PKCS #12, and a minimum TLS version, each set in the
-    /// request's own `TLSConfiguration` (AsyncHTTPClient keeps a pool of connections per configuration). Not
+    /// `TLSConfiguration` of the transport's clients for the policy, or of the request (AsyncHTTPClient keeps a pool
+    /// of connections per configuration). Not
     /// public-key pins: AsyncHTTPClient offers no certificate-verification callback, so the client refuses an HTTPS
     /// request that a pin applies to. On Apple platforms, over Network.framework's event loops (AsyncHTTPClient's
     /// default group there), only the minimum version: AsyncHTTPClient cannot hand the other parts to
@@ -69,6 +72,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private let closed = NIOLockedValueBox(false)
     /// The transport's clients and the loop of each request.
     private let clientLoops: ClientLoops
+    /// The transport's clients for TLS policies other than the system's defaults; `nil` over a client of the user's.
+    private let policyClients: PolicyClients?
     private let tlsConfigurations = TLSConfigurations()
     /// The requests in flight over a client that is not the transport's, which ``close()`` cancels; `nil` for the
     /// transport's own client, whose shutdown cancels them.
@@ -84,11 +89,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         configuration: Configuration = Configuration(),
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
-        clientLoops = ClientLoops(group: eventLoopGroup, maximumConnections: configuration.maximumConnectionsPerHost) {
-            var share = configuration
-            share.maximumConnectionsPerHost = $0
-            return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(share))
+        let makeClients: @Sendable (TLSConfiguration?) -> ClientLoops = { tls in
+            ClientLoops(group: eventLoopGroup, maximumConnections: configuration.maximumConnectionsPerHost) {
+                var share = configuration
+                share.maximumConnectionsPerHost = $0
+                var settings = Self.clientConfiguration(share)
+                settings.tlsConfiguration = tls
+                return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings)
+            }
         }
+        clientLoops = makeClients(nil)
+        policyClients = PolicyClients(make: makeClients)
         client = clientLoops.clients[0]
         tlsEnforcement = Self.tlsEnforcement(on: eventLoopGroup)
         borrowedClientRequests = nil
@@ -111,6 +122,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public init(client: HTTPClient) {
         self.client = client
         clientLoops = ClientLoops(borrowing: client)
+        policyClients = nil
         tlsEnforcement = Self.tlsEnforcement(on: client.eventLoopGroup)
         borrowedClientRequests = NIOLockedValueBox([:])
     }
@@ -168,9 +180,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let outgoing: HTTPClient.Request
         let bodySize: Int64?
         var tls: TLSConfiguration?
+        var clientLoops = clientLoops
         if !Self.isSystemDefault(options.tls), request.url.scheme?.lowercased() == "https" {
             tls = try tlsConfigurations.configuration(
                 for: options.tls, host: request.url.host, enforced: tlsEnforcement)
+            // The policy's own clients, whose configuration it is, when the transport has them (`PolicyClients`).
+            var policy = options.tls
+            policy.pins = []
+            if let configuration = tls, let clients = policyClients?.clients(for: policy, configuration: configuration)
+            {
+                clientLoops = clients
+                tls = nil
+            }
         }
         do {
             let body: HTTPClient.Body?
@@ -188,7 +209,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             bodySize: bodySize)
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
         let origin = ClientLoops.Origin(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
-        let clientLoops = clientLoops
+        let routes = clientLoops
         let launch = RequestLaunch()
         if let borrowedClientRequests {
             let key = ObjectIdentifier(launch)
@@ -210,7 +231,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                     // wake-up of the loop each, and an idle connection of the loop writes the request at once (the
                     // "Performance" article of the SimpleNetworking documentation). A request beyond every client's
                     // share of the origin's connections starts when one of them ends (`ClientLoops`).
-                    clientLoops.start(
+                    routes.start(
                         origin, id: ObjectIdentifier(launch), deadline: deadline, isCancelled: { launch.isCancelled }
                     ) { route in
                         guard let route else {
@@ -218,7 +239,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                             return continuation.resume(throwing: reason)
                         }
                         guard !launch.isCancelled else {
-                            clientLoops.finished(route, multiplexed: false)
+                            routes.finished(route, multiplexed: false)
                             return continuation.resume(throwing: HTTPClientError.cancelled)
                         }
                         let task = route.client.execute(
@@ -226,7 +247,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                             deadline: deadline)
                         task.futureResult.whenComplete { result in
                             let http2 = (try? result.get())?.httpVersion == .http2
-                            clientLoops.finished(route, multiplexed: http2)
+                            routes.finished(route, multiplexed: http2)
                             continuation.resume(with: result)
                         }
                         launch.started(task)
@@ -234,7 +255,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 }
             } onCancel: {
                 launch.cancel()
-                clientLoops.giveUp(origin, ObjectIdentifier(launch))
+                routes.giveUp(origin, ObjectIdentifier(launch))
             }
         } catch {
             if transfer.isCancelled { throw .cancelled }
@@ -297,7 +318,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             return
         }
         // Each client keeps itself alive until its shutdown completes.
-        for client in clientLoops.clients { client.shutdown(queue: .global()) { _ in } }
+        for client in clientLoops.clients + (policyClients?.close() ?? []) {
+            client.shutdown(queue: .global()) { _ in }
+        }
     }
 
     /// Shuts the transport's clients down and waits until their connections are closed: requests in flight end with
@@ -313,7 +336,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             })
         else { return }
         var failure: (any Error)?
-        for client in clientLoops.clients {
+        for client in clientLoops.clients + (policyClients?.close() ?? []) {
             do { try await client.shutdown() } catch { failure = failure ?? error }
         }
         if let failure { throw failure }

@@ -326,6 +326,31 @@ struct EngineTLSTests {
         await server.stop()
     }
 
+    @Test("Five policies: the first four through clients of their own, the fifth per request; shutdown closes all")
+    func manyPolicies() async throws {
+        let fixtures = try await TLSFixtures.shared.value
+        let server = try await NIOTLSTestServer(certificate: fixtures.valid)
+        let transport = AsyncHTTPClientTransport()
+        let request = HTTPRequest(method: .get, url: server.url())
+        // Five policies that differ only in how often they list the root.
+        let policies = (1...5).map { Self.trusting(Array(repeating: fixtures.caRoots, count: $0).flatMap { $0 }) }
+        for policy in policies + policies {
+            let response = try await transport.send(request, options: TransportOptions(timeout: 10, tls: policy))
+            #expect(response.statusCode == 200)
+        }
+        #expect(server.seen.connections == 5, "one connection per policy, reused: \(server.seen.connections)")
+        try await transport.shutdown()
+        for policy in [policies[0], policies[4]] {
+            do {
+                _ = try await transport.send(request, options: TransportOptions(timeout: 10, tls: policy))
+                Issue.record("a request after shutdown() was answered")
+            } catch {
+                #expect(error.transportFailure?.detail?.contains("closed") == true, "\(error)")
+            }
+        }
+        await server.stop()
+    }
+
     @Test("An HTTPClient of the user's: the policy is enforced, and closing the transport leaves the client running")
     func ownClient() async throws {
         let fixtures = try await TLSFixtures.shared.value
