@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import SimpleNetworking
 import SimpleNetworkingAsyncHTTPClient
 import SimpleNetworkingTesting
@@ -44,7 +45,30 @@ func makeClient(named name: String, url: URL) -> (any Client)? {
         return LibraryClient(url: url, style: .response, transport: AsyncHTTPClientTransport())
     case "library-ahc-handler":
         return LibraryClient(url: url, style: .handler, transport: AsyncHTTPClientTransport())
+    case "ahc-raw-tls-h1", "ahc-raw-tls-h2":
+        return BenchTLS(http2: name.hasSuffix("h2")).map { RawAsyncHTTPClient(url: url, tls: $0) }
+    case "library-ahc-tls-h1", "library-ahc-tls-h2":
+        return BenchTLS(http2: name.hasSuffix("h2")).map { LibraryClient(url: url, tls: $0) }
     default: return nil
+    }
+}
+
+/// The HTTPS clients' settings: the run's private CA, whose PEM file `BENCH_TLS_CA` names, trusted beside the system's
+/// roots, and HTTP/2 offered (`-tls-h2`, against the server's `http2` listener) or not (`-tls-h1`).
+struct BenchTLS {
+    let caPEM: String
+    let http2: Bool
+
+    /// `nil`, with a message, when `BENCH_TLS_CA` names no readable file.
+    init?(http2: Bool) {
+        guard let path = ProcessInfo.processInfo.environment["BENCH_TLS_CA"],
+            let pem = try? String(contentsOfFile: path, encoding: .utf8)
+        else {
+            print("bench-client: the HTTPS clients need BENCH_TLS_CA, the path of the CA's PEM file")
+            return nil
+        }
+        caPEM = pem
+        self.http2 = http2
     }
 }
 
@@ -93,6 +117,19 @@ struct LibraryClient: Client {
         self.style = style
     }
 
+    /// Over the engine and HTTPS: the client's TLS policy adds the run's CA to the system's roots, and the engine
+    /// allows HTTP/2 or not.
+    init(url: URL, tls: BenchTLS) {
+        var engine = AsyncHTTPClientTransport.Configuration()
+        engine.allowsHTTP2 = tls.http2
+        var configuration = SimpleNetworking.Configuration()
+        configuration.tls.additionalTrustRoots = (try? TLSCertificate.certificates(pem: tls.caPEM)) ?? []
+        api = SimpleNetworking(
+            baseURL: url.deletingLastPathComponent(), transport: AsyncHTTPClientTransport(configuration: engine),
+            configuration: configuration)
+        style = .response
+    }
+
     func fetch() async throws -> Int {
         switch style {
         case .response:
@@ -113,13 +150,26 @@ struct LibraryClient: Client {
     func close() async { api.close() }
 }
 
-/// AsyncHTTPClient as its README shows it: `execute` and `collect(upTo:)`, on the process-wide event loops.
+/// AsyncHTTPClient as its README shows it: `execute` and `collect(upTo:)`, on the process-wide event loops. Over
+/// HTTPS, the client's `TLSConfiguration` adds the run's CA to the system's roots, and its HTTP version is
+/// `.http1Only` or `.automatic`.
 struct RawAsyncHTTPClient: Client {
     let url: String
-    let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+    let client: HTTPClient
 
-    init(url: URL) {
+    init(url: URL, tls: BenchTLS? = nil) {
         self.url = url.absoluteString
+        guard let tls else {
+            client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            return
+        }
+        var configuration = HTTPClient.Configuration()
+        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        let roots = (try? NIOSSLCertificate.fromPEMBytes(Array(tls.caPEM.utf8))) ?? []
+        tlsConfiguration.additionalTrustRoots = [.certificates(roots)]
+        configuration.tlsConfiguration = tlsConfiguration
+        configuration.httpVersion = tls.http2 ? .automatic : .http1Only
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
     func fetch() async throws -> Int {

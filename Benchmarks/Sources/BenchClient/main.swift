@@ -5,6 +5,9 @@ import Foundation
 //
 //     bench-client CLIENT PORT PHASE...
 //
+// The `-tls-` clients send HTTPS to PORT and trust the CA whose PEM file BENCH_TLS_CA names. New connections are
+// counted by asking the server on BENCH_STATUS_PORT when it is set, else on PORT.
+//
 // Phases, run in order, each printing one line of `key=value` figures:
 //   seq N        N requests one after another, from a cold client: req/s, CPU per request, new connections
 //   conc N C     N requests, C at a time: req/s, CPU per request, new connections, RSS after 10k and after N, peak RSS
@@ -28,12 +31,14 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3, let port = Int(arguments[1]),
-    let url = URL(string: "http://127.0.0.1:\(port)/json"),
+    let url = URL(string: "\(arguments[0].contains("-tls-") ? "https" : "http")://127.0.0.1:\(port)/json"),
     let client = makeClient(named: arguments[0], url: url)
 else {
     print("usage: bench-client CLIENT PORT PHASE...")
     exit(2)
 }
+/// The port of the server's count of accepted connections.
+let statusPort = ProcessInfo.processInfo.environment["BENCH_STATUS_PORT"].flatMap { Int($0) } ?? port
 
 /// Runs `count` requests, `concurrency` at a time; fails the process on the first error.
 func run(_ count: Int, concurrency: Int = 1) async {
@@ -63,24 +68,24 @@ func phases() async {
         let count = rest.popFirst().flatMap { Int($0) } ?? 0
         switch phase {
         case "seq":
-            let accepted = acceptedConnections(port: port)
+            let accepted = acceptedConnections(port: statusPort)
             let (start, cpu) = (Date(), cpuSeconds())
             await run(count)
             let (elapsed, used) = (Date().timeIntervalSince(start), cpuSeconds() - cpu)
-            let connections = acceptedConnections(port: port) - accepted - 1
+            let connections = acceptedConnections(port: statusPort) - accepted - 1
             print(
                 "seq rps=\(format(Double(count) / elapsed)) cpu_us=\(format(used / Double(count) * 1e6))"
                     + " conns=\(connections)")
         case "conc":
             let concurrency = rest.popFirst().flatMap { Int($0) } ?? 64
             let first = min(count, 10_000)
-            let accepted = acceptedConnections(port: port)
+            let accepted = acceptedConnections(port: statusPort)
             let (start, cpu) = (Date(), cpuSeconds())
             await run(first, concurrency: concurrency)
             let rss10k = memoryMB("VmRSS")
             await run(count - first, concurrency: concurrency)
             let (elapsed, used) = (Date().timeIntervalSince(start), cpuSeconds() - cpu)
-            let connections = acceptedConnections(port: port) - accepted - 1
+            let connections = acceptedConnections(port: statusPort) - accepted - 1
             print(
                 "conc rps=\(format(Double(count) / elapsed)) cpu_us=\(format(used / Double(count) * 1e6))"
                     + " conns=\(connections) rss10k=\(format(rss10k)) rssEnd=\(format(memoryMB("VmRSS")))"

@@ -17,30 +17,34 @@ import Tracing
 /// ```
 ///
 /// Pick it for servers on Linux and for many requests at once: it keeps a pool of connections per host on SwiftNIO's
-/// event loops, and costs a fraction of URLSession's CPU and memory per request. All of a transport's connections to
-/// one origin live on one event loop of the group, where their responses are handled without a thread switch; each
-/// transport draws its own loop for an origin. The client's behaviour is the same as over URLSession: redirects come
-/// back as responses and the client follows them by its rules, the body size limit stops a body as it arrives, counted
-/// after decompression, and failures arrive in the same categories. It streams both ways with backpressure, and sends
-/// bodies on any method and to IPv6-literal hosts.
+/// event loops, and costs a fraction of URLSession's CPU and memory per request. One origin's requests spread over the
+/// event loops of the group, and each response is handled on the loop of the connection that carries it, without a
+/// thread switch ("Lifecycle" in the AsyncHTTPClient engine article). The client's behaviour is the same as over
+/// URLSession: redirects come back as responses and the client follows them by its rules, the body size limit stops a
+/// body as it arrives, counted after decompression, and failures arrive in the same categories. It streams both ways
+/// with backpressure, and sends bodies on any method and to IPv6-literal hosts.
 ///
 /// TLS: the client's `TLSPolicy` (trust roots added to the system's or instead of them, a client identity from PEM or
-/// PKCS #12, a minimum version) becomes the `TLSConfiguration` of each HTTPS request, made once per policy
-/// (``tlsEnforcement``). Public-key pins are not enforced: AsyncHTTPClient has no certificate-verification callback,
-/// so the client refuses an HTTPS request that a pin applies to, before sending it.
+/// PKCS #12, a minimum version) becomes a `TLSConfiguration`, made once per policy (``tlsEnforcement``): the
+/// transport sends a policy's HTTPS requests through clients of its own made with it, for its first four policies;
+/// under further policies, and over a client of yours, each request carries it. Public-key pins are not enforced:
+/// AsyncHTTPClient has no certificate-verification callback, so the client refuses an HTTPS request that a pin applies
+/// to, before sending it.
 ///
-/// Lifecycle: a transport made with ``init(configuration:eventLoopGroup:)`` owns its `HTTPClient`. ``close()`` starts
-/// its shutdown and returns at once: requests in flight end with `SimpleNetworkingError.cancelled`, and later ones fail
-/// with a `transportFailed` that says the transport was closed. ``shutdown()`` does the same and waits until the
-/// connections are closed. A transport released without either is shut down by its `deinit`. A transport made with
-/// ``init(client:)`` sends over a client of yours and never shuts it down. The event loops are not the transport's: by
-/// default they are SwiftNIO's process-wide group, which lives as long as the process, so no event loop is ever
-/// started or leaked per transport.
+/// Lifecycle: a transport made with ``init(configuration:eventLoopGroup:)`` owns its `HTTPClient`s, one per event
+/// loop of the group (at most ``Configuration/maximumConnectionsPerHost`` of them, which share that limit).
+/// ``close()`` starts their shutdown and returns at once: requests in flight end with
+/// `SimpleNetworkingError.cancelled`, and later ones fail with a `transportFailed` that says the transport was closed.
+/// ``shutdown()`` does the same and waits until the connections are closed. A transport released without either is
+/// shut down by its `deinit`. A transport made with ``init(client:)`` sends over a client of yours and never shuts it
+/// down; over it, every request to one origin runs on one event loop of the client's group. The event loops are not
+/// the transport's: by default they are SwiftNIO's process-wide group, which lives as long as the process, so no
+/// event loop is ever started or leaked per transport.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Settings of the transport's `HTTPClient`, frozen when the transport is made.
     public struct Configuration: Sendable {
         /// The most HTTP/1.1 connections open at once to one host; requests beyond them wait for a free one.
-        /// Default: 8.
+        /// The transport's clients, one per event loop, share them. Default: 8.
         public var maximumConnectionsPerHost: Int = 8
         /// How long an idle connection stays open for the next request, in seconds. Default: 60.
         public var idleTimeout: TimeInterval = 60
@@ -53,25 +57,30 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         public init() {}
     }
 
-    /// The transport's client. Use it for what the library does not do; do not shut down a client the transport
-    /// made: ``close()`` does.
+    /// The transport's client, or the first of its clients when it made one per event loop. Use it for what the
+    /// library does not do; do not shut down a client the transport made: ``close()`` does.
     public let client: HTTPClient
     /// The parts of a `TLSPolicy` the transport enforces on HTTPS requests: trust roots added to the system's or
     /// instead of them, a client identity from PEM or from PKCS #12, and a minimum TLS version, each set in the
-    /// request's own `TLSConfiguration` (AsyncHTTPClient keeps a pool of connections per configuration). Not
+    /// `TLSConfiguration` of the transport's clients for the policy, or of the request (AsyncHTTPClient keeps a pool
+    /// of connections per configuration). Not
     /// public-key pins: AsyncHTTPClient offers no certificate-verification callback, so the client refuses an HTTPS
     /// request that a pin applies to. On Apple platforms, over Network.framework's event loops (AsyncHTTPClient's
     /// default group there), only the minimum version: AsyncHTTPClient cannot hand the other parts to
     /// Network.framework; pass a `MultiThreadedEventLoopGroup` for them all.
     public let tlsEnforcement: TLSRequirements
     private let closed = NIOLockedValueBox(false)
-    private let originLoops: OriginLoops
+    /// The transport's clients and the loop of each request.
+    private let clientLoops: ClientLoops
+    /// The transport's clients for TLS policies other than the system's defaults; `nil` over a client of the user's.
+    private let policyClients: PolicyClients?
     private let tlsConfigurations = TLSConfigurations()
     /// The requests in flight over a client that is not the transport's, which ``close()`` cancels; `nil` for the
     /// transport's own client, whose shutdown cancels them.
     private let borrowedClientRequests: NIOLockedValueBox<[ObjectIdentifier: RequestLaunch]>?
 
-    /// Creates a transport with its own `HTTPClient`.
+    /// Creates a transport with its own `HTTPClient`s, one per event loop of `eventLoopGroup` up to
+    /// ``Configuration/maximumConnectionsPerHost`` of them.
     /// - Parameters:
     ///   - configuration: The client's settings. Default: ``Configuration/init()``.
     ///   - eventLoopGroup: The event loops the client runs on. Default: `HTTPClient.defaultEventLoopGroup`, SwiftNIO's
@@ -80,8 +89,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         configuration: Configuration = Configuration(),
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
-        client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(configuration))
-        originLoops = OriginLoops(eventLoopGroup)
+        let makeClients: @Sendable (TLSConfiguration?) -> ClientLoops = { tls in
+            ClientLoops(group: eventLoopGroup, maximumConnections: configuration.maximumConnectionsPerHost) {
+                var share = configuration
+                share.maximumConnectionsPerHost = $0
+                var settings = Self.clientConfiguration(share)
+                settings.tlsConfiguration = tls
+                return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings)
+            }
+        }
+        clientLoops = makeClients(nil)
+        policyClients = PolicyClients(make: makeClients)
+        client = clientLoops.clients[0]
         tlsEnforcement = Self.tlsEnforcement(on: eventLoopGroup)
         borrowedClientRequests = nil
     }
@@ -93,14 +112,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// must not follow redirects (the `SimpleNetworking` client follows them by its rules) nor decompress bodies (the
     /// transport decodes them, counted against the size limit). HTTP/2 is the client's `httpVersion`. The
     /// transport never shuts the client down: ``close()`` and ``shutdown()`` cancel the requests it has in flight and
-    /// refuse later ones, and shutting the client down stays yours. The TLS policy is enforced as over the
+    /// refuse later ones, and shutting the client down stays yours. Every request to one origin runs on one event loop
+    /// of the client's group, where AsyncHTTPClient opens its connections to that origin; a transport with its own
+    /// clients spreads an origin's requests over every loop. The TLS policy is enforced as over the
     /// transport's own client (``tlsEnforcement``): an HTTPS request under a policy other than the system's defaults
     /// carries a `TLSConfiguration` of its own, made from NIOSSL's client defaults and the policy, in place of the
     /// client's; under the system's defaults, the client's own TLS configuration applies.
     /// - Parameter client: The client to send with; it must outlive the transport's requests.
     public init(client: HTTPClient) {
         self.client = client
-        originLoops = OriginLoops(client.eventLoopGroup)
+        clientLoops = ClientLoops(borrowing: client)
+        policyClients = nil
         tlsEnforcement = Self.tlsEnforcement(on: client.eventLoopGroup)
         borrowedClientRequests = NIOLockedValueBox([:])
     }
@@ -158,9 +180,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let outgoing: HTTPClient.Request
         let bodySize: Int64?
         var tls: TLSConfiguration?
+        var clientLoops = clientLoops
         if !options.tls.isSystemDefault, request.url.scheme?.lowercased() == "https" {
             tls = try tlsConfigurations.configuration(
                 for: options.tls, host: request.url.host, enforced: tlsEnforcement)
+            // The policy's own clients, whose configuration it is, when the transport has them (`PolicyClients`).
+            var policy = options.tls
+            policy.pins = []
+            if let configuration = tls, let clients = policyClients?.clients(for: policy, configuration: configuration)
+            {
+                clientLoops = clients
+                tls = nil
+            }
         }
         do {
             let body: HTTPClient.Body?
@@ -177,10 +208,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             transfer: transfer, maximumBodySize: options.maximumResponseBodySize, url: request.url,
             bodySize: bodySize)
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(options.timeout))
-        // Every request to one origin on that origin's loop, where its connections are: no response switches threads.
-        let loop = originLoops.loop(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
+        let origin = ClientLoops.Origin(scheme: outgoing.scheme, host: outgoing.host, port: outgoing.port)
+        let routes = clientLoops
         let launch = RequestLaunch()
-        let client = client
         if let borrowedClientRequests {
             let key = ObjectIdentifier(launch)
             borrowedClientRequests.withLockedValue { $0[key] = launch }
@@ -196,21 +226,36 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         do {
             return try await transfer.withCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
-                    // Started on the loop, in one switch of threads: there, AsyncHTTPClient's task, its deadline and
-                    // the callback below need no lock nor wake-up of the loop each, and an idle connection of the loop
-                    // writes the request at once (the "Performance" article of the SimpleNetworking documentation).
-                    loop.execute {
+                    // Started on the loop of the request's client, where that client's connections are, in one switch
+                    // of threads: there, AsyncHTTPClient's task, its deadline and the callback below need no lock nor
+                    // wake-up of the loop each, and an idle connection of the loop writes the request at once (the
+                    // "Performance" article of the SimpleNetworking documentation). A request beyond every client's
+                    // share of the origin's connections starts when one of them ends (`ClientLoops`).
+                    routes.start(
+                        origin, id: ObjectIdentifier(launch), deadline: deadline, isCancelled: { launch.isCancelled }
+                    ) { route in
+                        guard let route else {
+                            let reason = launch.isCancelled ? HTTPClientError.cancelled : .deadlineExceeded
+                            return continuation.resume(throwing: reason)
+                        }
                         guard !launch.isCancelled else {
+                            routes.finished(route, multiplexed: false)
                             return continuation.resume(throwing: HTTPClientError.cancelled)
                         }
-                        let task = client.execute(
-                            request: outgoing, delegate: streamer, eventLoop: .delegate(on: loop), deadline: deadline)
-                        task.futureResult.whenComplete { continuation.resume(with: $0) }
+                        let task = route.client.execute(
+                            request: outgoing, delegate: streamer, eventLoop: .delegate(on: route.loop),
+                            deadline: deadline)
+                        task.futureResult.whenComplete { result in
+                            let http2 = (try? result.get())?.httpVersion == .http2
+                            routes.finished(route, multiplexed: http2)
+                            continuation.resume(with: result)
+                        }
                         launch.started(task)
                     }
                 }
             } onCancel: {
                 launch.cancel()
+                routes.giveUp(origin, ObjectIdentifier(launch))
             }
         } catch {
             if transfer.isCancelled { throw .cancelled }
@@ -255,7 +300,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return (body, size)
     }
 
-    /// Starts shutting the client down and returns at once: requests in flight end with
+    /// Starts shutting the transport's clients down and returns at once: requests in flight end with
     /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. Calling it
     /// again does nothing.
     ///
@@ -272,15 +317,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             for launch in launches { launch.cancel() }
             return
         }
-        // The client keeps itself alive until its shutdown completes.
-        client.shutdown(queue: .global()) { _ in }
+        // Each client keeps itself alive until its shutdown completes.
+        for client in clientLoops.clients + (policyClients?.close() ?? []) {
+            client.shutdown(queue: .global()) { _ in }
+        }
     }
 
-    /// Shuts the client down and waits until its connections are closed: requests in flight end with
+    /// Shuts the transport's clients down and waits until their connections are closed: requests in flight end with
     /// `SimpleNetworkingError.cancelled`, later ones fail with an error that says the transport was closed. After
     /// ``close()`` it returns at once. Over a client of yours (``init(client:)``) it only cancels the transport's
     /// requests in flight, as ``close()`` does, and leaves the client running.
-    /// - Throws: The client's error when it did not shut down cleanly.
+    /// - Throws: The first error of a client that did not shut down cleanly.
     public func shutdown() async throws {
         if borrowedClientRequests != nil { return close() }
         guard
@@ -288,7 +335,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 defer { closed = true }; return !closed
             })
         else { return }
-        try await client.shutdown()
+        var failure: (any Error)?
+        for client in clientLoops.clients + (policyClients?.close() ?? []) {
+            do { try await client.shutdown() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 
     /// A transport released without ``close()`` still shuts its own client down; a client of yours is left running.

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import SimpleNetworking
 
-/// The AsyncHTTPClient task of one request, which ``AsyncHTTPClientTransport`` starts on the origin's event loop
+/// The AsyncHTTPClient task of one request, which ``AsyncHTTPClientTransport`` starts on the request's event loop
 /// while the caller's cancellation may come from any thread: a cancellation before the start keeps the request from
 /// being sent, one after it cancels the task.
 final class RequestLaunch: Sendable {

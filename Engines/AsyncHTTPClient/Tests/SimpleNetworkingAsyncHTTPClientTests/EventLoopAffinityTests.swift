@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -9,35 +10,138 @@ import Testing
 
 @Suite("AsyncHTTPClient engine: event loops")
 struct EventLoopAffinityTests {
-    @Test("Every request to one origin runs on one event loop, sequential or concurrent, from any task")
-    func oneLoopPerOrigin() async throws {
+    @Test("Sequential requests to one origin stay on one event loop and one connection, from any task")
+    func sequentialStayOnOneLoop() async throws {
         let (group, loops, server) = try Self.fourLoopsAndServer()
         defer { server.shutdown() }
         let transport = AsyncHTTPClientTransport(eventLoopGroup: group)
 
-        // Before, each request took the group's next loop: sequential requests alternated between loops, and those on
-        // the loop without the connection switched threads at every step of the response.
+        // Before the loop per origin, each request took the group's next loop: sequential requests alternated between
+        // loops, and those on the loop without the connection switched threads at every step of the response.
         var seen: [Int] = []
-        for _ in 0..<12 { seen.append(try await Self.loop(of: transport, server.url("/one"), among: loops)) }
+        for index in 0..<12 {
+            let task = Task { try await Self.loop(of: transport, server.url("/one/\(index)"), among: loops) }
+            seen.append(try await task.value)
+        }
         let connections = Set(server.requests.map(\.connectionIndex))
         #expect(connections.count == 1, "sequential requests opened \(connections.count) connections")
-        let concurrent = try await withThrowingTaskGroup(of: Int.self) { tasks in
-            for _ in 0..<24 {
-                tasks.addTask { try await Self.loop(of: transport, server.url("/many"), among: loops) }
-            }
-            var found: [Int] = []
-            for try await index in tasks { found.append(index) }
-            return found
-        }
-        seen += concurrent
-        #expect(Set(seen).count == 1, "requests to one origin ran on loops \(Set(seen).sorted())")
+        #expect(Set(seen).count == 1, "sequential requests ran on loops \(Set(seen).sorted())")
         #expect(!seen.contains(-1), "a response ran on none of the group's loops")
 
         try await transport.shutdown()
         try await group.shutdownGracefully()
     }
 
-    @Test("Transports to one origin spread over the loops: each draws its own")
+    @Test("One origin's concurrent requests spread over the loops, each response on its connection's loop")
+    func concurrentSpreadOverLoops() async throws {
+        let (group, loops, server) = try Self.fourLoopsAndServer(delay: 0.3)
+        defer { server.shutdown() }
+        let transport = AsyncHTTPClientTransport(eventLoopGroup: group)
+
+        // 24 requests at once, each answered after 0.3 s, so that they overlap: the transport's 8 connections to the
+        // origin are spread over its four loops (2 each), and each connection's responses all run on one loop.
+        let loopOfPath = try await Self.concurrentLoops(of: transport, server, count: 24, among: loops)
+        #expect(!loopOfPath.values.contains(-1), "a response ran on none of the group's loops")
+        #expect(Set(loopOfPath.values).count > 1, "24 requests at once all ran on loop \(Set(loopOfPath.values))")
+        var loopsOfConnection: [Int: Set<Int>] = [:]
+        for request in server.requests {
+            guard let loop = loopOfPath[request.path] else { continue }
+            loopsOfConnection[request.connectionIndex, default: []].insert(loop)
+        }
+        #expect(loopsOfConnection.count <= 8, "\(loopsOfConnection.count) connections, above the limit of 8")
+        for (connection, found) in loopsOfConnection {
+            #expect(found.count == 1, "the responses of connection \(connection) ran on loops \(found.sorted())")
+        }
+
+        try await transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("The transport's clients share maximumConnectionsPerHost: 2 connections over 4 loops")
+    func connectionLimitShared() async throws {
+        let (group, loops, server) = try Self.fourLoopsAndServer(delay: 0.3)
+        defer { server.shutdown() }
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.maximumConnectionsPerHost = 2
+        let transport = AsyncHTTPClientTransport(configuration: configuration, eventLoopGroup: group)
+
+        let loopOfPath = try await Self.concurrentLoops(of: transport, server, count: 12, among: loops)
+        let connections = Set(server.requests.map(\.connectionIndex))
+        #expect(connections.count == 2, "12 requests at once opened \(connections.count) connections")
+        #expect(Set(loopOfPath.values).count == 2, "the requests ran on loops \(Set(loopOfPath.values).sorted())")
+
+        try await transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("A request beyond every client's share starts on the first client whose request ends, not its own queue")
+    func waitingRequestTakesTheFirstFreeClient() async throws {
+        let (group, _, server) = try Self.fourLoopsAndServer()
+        defer { server.shutdown() }
+        // /long is answered after 3 s, /short after 0.2 s, /next at once.
+        server.route { request in
+            var response = MockResponse.text("ok")
+            if request.path == "/long" { response.faults = [.delayHeaders(3)] }
+            if request.path == "/short" { response.faults = [.delayHeaders(0.2)] }
+            return response
+        }
+        // Two clients of one connection each: /long takes one, /short the other, /next waits for either.
+        let transport = Self.transport(limit: 2, on: group)
+        let longDone = NIOLockedValueBox(false)
+        let long = Task {
+            defer { longDone.withLockedValue { $0 = true } }
+            return try await Self.send(transport, server.url("/long"))
+        }
+        #expect(await Self.eventually { server.requestCount == 1 })
+        let short = Task { try await Self.send(transport, server.url("/short")) }
+        #expect(await Self.eventually { server.requestCount == 2 })
+        try await Self.send(transport, server.url("/next"))
+        #expect(!longDone.withLockedValue { $0 }, "/next waited for /long, not for the client that /short freed")
+        try await short.value
+        try await long.value
+        #expect(Set(server.requests.map(\.connectionIndex)).count == 2)
+
+        try await transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("A request waiting for a share gives up at its deadline or when cancelled, and is never sent")
+    func waitingRequestGivesUp() async throws {
+        let (group, _, server) = try Self.fourLoopsAndServer(delay: 3)
+        defer { server.shutdown() }
+        let transport = Self.transport(limit: 2, on: group)
+        let busy = (0..<2).map { index in Task { try await Self.send(transport, server.url("/busy/\(index)")) } }
+        #expect(await Self.eventually { server.requestCount == 2 })
+
+        var timedOut: SimpleNetworkingError?
+        do {
+            try await Self.send(transport, server.url("/late"), timeout: 0.3)
+        } catch {
+            timedOut = error
+        }
+        if case .transportFailed(let failure, _)? = timedOut {
+            #expect(failure.category == .timedOut)
+        } else {
+            Issue.record("waiting past the deadline gave \(String(describing: timedOut))")
+        }
+
+        let cancelled = Task { try await Self.send(transport, server.url("/cancelled")) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        cancelled.cancel()
+        do {
+            try await cancelled.value
+            Issue.record("a request cancelled while it waited succeeded")
+        } catch {
+            if case .cancelled? = error as? SimpleNetworkingError {} else { Issue.record("cancelling gave \(error)") }
+        }
+        #expect(server.requestCount == 2, "a request that gave up was sent")
+
+        for task in busy { try await task.value }
+        try await transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("Transports to one origin spread over the loops: each draws its own home loop")
     func transportsSpread() async throws {
         let (group, loops, server) = try Self.fourLoopsAndServer()
         defer { server.shutdown() }
@@ -52,12 +156,76 @@ struct EventLoopAffinityTests {
         try await group.shutdownGracefully()
     }
 
-    /// A group of four loops, its loops, and a server that answers every request with a short text.
-    private static func fourLoopsAndServer() throws -> (MultiThreadedEventLoopGroup, [any EventLoop], MockServer) {
+    @Test("Over a client of the user's, every request to one origin runs on one loop, concurrent ones too")
+    func borrowedClientKeepsOneLoop() async throws {
+        let (group, loops, server) = try Self.fourLoopsAndServer(delay: 0.3)
+        defer { server.shutdown() }
+        let client = HTTPClient(
+            eventLoopGroup: group, configuration: AsyncHTTPClientTransport.clientConfiguration())
+        let transport = AsyncHTTPClientTransport(client: client)
+
+        let loopOfPath = try await Self.concurrentLoops(of: transport, server, count: 12, among: loops)
+        #expect(Set(loopOfPath.values).count == 1, "requests ran on loops \(Set(loopOfPath.values).sorted())")
+        #expect(!loopOfPath.values.contains(-1), "a response ran on none of the group's loops")
+
+        try await transport.shutdown()
+        try await client.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    /// A group of four loops, its loops, and a server that answers every request with a short text, after `delay`
+    /// seconds.
+    private static func fourLoopsAndServer(delay: TimeInterval = 0) throws -> (
+        MultiThreadedEventLoopGroup, [any EventLoop], MockServer
+    ) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
         let server = try MockServer()
-        server.route { _ in .text("ok") }
+        server.route { _ in
+            var response = MockResponse.text("ok")
+            if delay > 0 { response.faults = [.delayHeaders(delay)] }
+            return response
+        }
         return (group, Array(group.makeIterator()), server)
+    }
+
+    /// A transport on `group` with at most `limit` connections per host.
+    private static func transport(limit: Int, on group: any EventLoopGroup) -> AsyncHTTPClientTransport {
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.maximumConnectionsPerHost = limit
+        return AsyncHTTPClientTransport(configuration: configuration, eventLoopGroup: group)
+    }
+
+    /// Sends a GET of `url` and drops the response.
+    private static func send(_ transport: AsyncHTTPClientTransport, _ url: URL, timeout: TimeInterval = 10)
+        async throws(SimpleNetworkingError)
+    {
+        _ = try await transport.send(
+            HTTPRequest(method: .get, url: url), options: TransportOptions(timeout: timeout),
+            transfer: HTTPTransfer(head: { _ in }, body: { _ in }))
+    }
+
+    /// Whether `condition` holds within 30 s, checked every 5 ms.
+    private static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
+        for _ in 0..<6000 {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+        return condition()
+    }
+
+    /// The loop index of each of `count` requests sent at once, by its path.
+    private static func concurrentLoops(
+        of transport: AsyncHTTPClientTransport, _ server: MockServer, count: Int, among loops: [any EventLoop]
+    ) async throws -> [String: Int] {
+        try await withThrowingTaskGroup(of: (String, Int).self) { tasks in
+            for index in 0..<count {
+                let path = "/many/\(index)"
+                tasks.addTask { (path, try await Self.loop(of: transport, server.url(path), among: loops)) }
+            }
+            var found: [String: Int] = [:]
+            for try await (path, index) in tasks { found[path] = index }
+            return found
+        }
     }
 
     /// The index among `loops` of the loop on which the response's head reached the transfer, -1 for none of them.
