@@ -71,6 +71,20 @@ func asyncAwait(api: SimpleNetworking) async -> String {
     return "done"
 }
 
+func commandLineScript(api: SimpleNetworking) {
+    // README-SAMPLE: script
+    // main.swift of a command-line tool: wait until the handlers are done, or the process exits first.
+    let finished = DispatchSemaphore(value: 0)
+    api.get("/users/1") { request in
+        request
+            .on(success: { response in print(response.string ?? "") })
+            .on(error: { error in print("error: \(error)") })
+            .on(completion: { finished.signal() })  // after the success or error handlers, once
+    }
+    finished.wait()
+    // README-SAMPLE-END
+}
+
 @Suite("README samples run")
 struct ReadmeSampleTests {
     private func makeServer() throws -> MockServer {
@@ -91,6 +105,22 @@ struct ReadmeSampleTests {
             }
         }
         return server
+    }
+
+    @Test("The command-line script waits for its handlers before it goes on")
+    func scriptWaits() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        // On a thread of its own, as a script's main thread: the semaphore must not block the test's pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                commandLineScript(api: api)
+                continuation.resume()
+            }.start()
+        }
+        #expect(server.requests.map(\.path) == ["/users/1"])
     }
 
     @Test("Quick start decodes a user")
