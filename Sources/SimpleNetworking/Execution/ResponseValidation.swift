@@ -10,6 +10,20 @@ struct ResponseValidation: Sendable {
     /// The media types accepted (`application/json`, `application/*`, `*/*`); `nil` accepts any.
     var contentTypes: [MediaType]?
 
+    /// This validation with `statuses` as the accepted statuses.
+    func accepting(statuses: Set<Int>) -> ResponseValidation {
+        var changed = self
+        changed.statuses = statuses
+        return changed
+    }
+
+    /// This validation with `contentTypes` as the accepted media types.
+    func accepting(contentTypes: [MediaType]) -> ResponseValidation {
+        var changed = self
+        changed.contentTypes = contentTypes
+        return changed
+    }
+
     /// The error `response`, a 2xx, fails with, or `nil` when it passes.
     func failure(for response: SimpleResponse) -> SimpleNetworkingError? {
         if let statuses, !statuses.contains(response.statusCode) { return .unacceptableStatus(response) }
@@ -54,7 +68,9 @@ extension SimpleRequest {
     @discardableResult
     public func validate(statusCode statuses: some Sequence<Int>) -> Self {
         let accepted = Set(statuses)
-        return update { $0.handlers.validation.statuses = accepted }
+        return update {
+            $0.handlers.validation = ($0.handlers.validation ?? ResponseValidation()).accepting(statuses: accepted)
+        }
     }
 
     /// Accepts only a 2xx response whose `Content-Type` is one of these media types; another, or none on a response
@@ -73,6 +89,8 @@ extension SimpleRequest {
     /// - Returns: This request.
     @discardableResult
     public func validate(contentType types: [MediaType]) -> Self {
-        update { $0.handlers.validation.contentTypes = types }
+        update {
+            $0.handlers.validation = ($0.handlers.validation ?? ResponseValidation()).accepting(contentTypes: types)
+        }
     }
 }

@@ -56,6 +56,27 @@ extension SimpleRequest {
         return self
     }
 
+    /// Runs the request on the client it is bound to: the client whose verb made it (`api.get("/x")`), or the one it
+    /// last ran on. The same as ``execute(on:)`` with that client.
+    ///
+    /// ```swift
+    /// api.get("/users/1").on(success: { print($0.statusCode) }).execute()
+    /// ```
+    ///
+    /// A request bound to no client (made with `SimpleRequest(method:path:)`) cannot run: its error handlers get
+    /// ``SimpleNetworkingError/invalidRequest(reason:)`` and its completion handlers run, here, and nothing is sent.
+    /// - Returns: This request.
+    @discardableResult
+    public func execute() -> Self {
+        if let client { return execute(on: client) }
+        let handlers = state.withLock { $0.handlers }
+        let error = SimpleNetworkingError.invalidRequest(
+            reason: "the request is not bound to a client: use execute(on:) with the client to run it on")
+        for handler in handlers.errorHandlers { handler(error, nil) }
+        for completion in handlers.completionHandlers { completion() }
+        return self
+    }
+
     /// Cancels the request: the attempt in flight or the wait before the next one stops, error handlers get
     /// ``SimpleNetworkingError/cancelled``, completion handlers run once, and no retry follows.
     ///

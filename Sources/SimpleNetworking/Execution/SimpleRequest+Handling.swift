@@ -162,7 +162,7 @@ extension SimpleRequest {
         -> TransformResult?
     {
         guard case .success(let received) = outcome else { return nil }
-        if received.isSuccess, let failure = context.snapshot.handlers.validation.failure(for: received) {
+        if received.isSuccess, let failure = context.snapshot.handlers.validation?.failure(for: received) {
             // A download that fails validation leaves no file behind, as after a status outside 2xx.
             if let file = received.fileURL { try? FileManager.default.removeItem(at: file) }
             return .failure(failure.withAttempts(context.record.history))

@@ -64,6 +64,38 @@ public final class SimpleRequest: Sendable {
         return self
     }
 
+    /// In debug builds, reports a request released with handlers that never ran because it was never executed
+    /// (``neverExecutedReporter``): `api.get("/x").on(success: ...)` without `.execute()` compiles and sends nothing.
+    deinit {
+        #if DEBUG
+            let (executed, stream) = execution.withLock { ($0.executions > 0, $0.eventStreamTask != nil) }
+            guard !executed, !stream else { return }
+            let (handlers, events, target) = state.withLock {
+                ($0.handlers, !$0.eventHandlers.isEmpty, $0.parts.target)
+            }
+            let hasHandlers =
+                events || !handlers.successHandlers.isEmpty || !handlers.errorHandlers.isEmpty
+                || !handlers.completionHandlers.isEmpty || !handlers.valueHandlers.isEmpty
+                || !handlers.statusHandlers.isEmpty
+            guard hasHandlers else { return }
+            let named: String
+            switch target {
+            case .path(let path): named = path
+            case .absolute(let url): named = url.path
+            }
+            Self.neverExecutedReporter.current(
+                "SimpleNetworking: a request for \(named) with handlers was released without being executed, so it "
+                    + "sent nothing and its handlers never ran; end the chain with .execute() (or .execute(on: api)), "
+                    + "or await .response()")
+        #endif
+    }
+
+    /// Where debug builds report a request released unexecuted with handlers (see `deinit`): standard error by
+    /// default; tests replace it to observe the report.
+    package static let neverExecutedReporter = Locked<@Sendable (String) -> Void>({ message in
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    })
+
     /// Changes the request's state under its lock: the one step of every builder method.
     /// - Returns: This request, for chaining.
     @discardableResult
@@ -332,7 +364,7 @@ extension SimpleRequest {
         var completionHandlers: [CompletionHandler] = []
         /// What a 2xx must also be to succeed (``SimpleRequest/validate(statusCode:)``,
         /// ``SimpleRequest/validate(contentType:)``).
-        var validation = ResponseValidation()
+        var validation: ResponseValidation?
     }
 
     /// Per-request overrides of the client's safety settings (<doc:SecurityDefaults>), and the request's identity in
