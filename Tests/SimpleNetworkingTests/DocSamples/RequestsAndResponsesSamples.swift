@@ -41,6 +41,34 @@ func handlersSample(api: SimpleNetworking) {
     // DOC-SAMPLE-END
 }
 
+func awaitSeveral(api: SimpleNetworking) async -> Int? {
+    // DOC-SAMPLE: RequestsAndResponses/await-several
+    do throws(SimpleNetworkingError) {
+        let user = try await api.get("/users/1").decode(User.self)
+        let avatar = try await api.get("/users/\(user.id)/avatar").response()
+        return avatar.body.count
+    } catch .unacceptableStatus(let response) {
+        print(response.statusCode)
+    } catch {
+        print(error)
+    }
+    // DOC-SAMPLE-END
+    return nil
+}
+
+func awaitWithOtherErrors(api: SimpleNetworking, reportURL: URL) async {
+    // DOC-SAMPLE: RequestsAndResponses/await-other-errors
+    do {
+        let response = try await api.get("/report").response()
+        try response.body.write(to: reportURL)  // another kind of error: the block throws any Error
+    } catch SimpleNetworkingError.unacceptableStatus(let response) {
+        print(response.statusCode)
+    } catch {
+        print(error)
+    }
+    // DOC-SAMPLE-END
+}
+
 func awaitSample(api: SimpleNetworking) async -> Int? {
     // DOC-SAMPLE: RequestsAndResponses/await
     do {
