@@ -45,6 +45,14 @@ private struct NoPath: Endpoint {
     static let httpMethod: HTTPMethod = .delete
 }
 
+/// An endpoint whose error bodies decode.
+private struct Guarded: Endpoint {
+    struct Problem: Decodable, Sendable { var error: String }
+    typealias Response = Kitten
+    typealias ErrorBody = Problem
+    static let pathTemplate = "/guarded"
+}
+
 private struct IssuedToken: Decodable, Sendable {
     var token: String
 }
@@ -124,6 +132,21 @@ struct MigrationFormTests {
         #expect(values.all.isEmpty)
         // The endpoint's own decoding still runs for value().
         await #expect(throws: SimpleNetworkingError.self) { try await request.value() }
+    }
+
+    @Test("response() of an endpoint's request still decodes its error body")
+    func rawResponseKeepsErrorBody() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"error": "no cats here"}"#, status: 403) }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        do {
+            _ = try await api.request(for: Guarded()).response()
+            Issue.record("a 403 succeeded")
+        } catch .errorBody(let problem as Guarded.Problem, let response) {
+            #expect(problem.error == "no cats here" && response.statusCode == 403)
+        }
     }
 
     @Test("An APICall that ignores the base path is one initializer, its response named by returning:")
