@@ -63,7 +63,7 @@ extension SimpleRequest {
     }
 
     /// The client a request runs on: the one given, else the one it is bound to.
-    private func client(given client: SimpleNetworking?) throws(SimpleNetworkingError) -> SimpleNetworking {
+    func client(given client: SimpleNetworking?) throws(SimpleNetworkingError) -> SimpleNetworking {
         guard let client = client ?? self.client else {
             throw .invalidRequest(reason: "the request is not bound to a client; pass one with on:")
         }

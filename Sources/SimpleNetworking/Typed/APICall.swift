@@ -44,17 +44,23 @@ public struct APICall<Response: Decodable & Sendable>: Endpoint {
     ///   - method: The HTTP method; default `GET`.
     ///   - path: The path template; a leading `/` is optional.
     ///   - baseURL: The specification's base URL, or `nil` (the default) for the client's.
+    ///   - ignoresBasePath: Whether `path` starts at the root of the base URL's origin, for a call such as
+    ///     `/oauth/token` beside an API under `/v1`; default `false` (``Endpoint/ignoresBasePath``).
     ///   - pathValues: A value for each placeholder of `path`.
     ///   - query: The query parameters; a `nil` value is left out, so an optional input can be passed as it is.
     ///   - headers: The headers of this call.
     ///   - decoder: The decoder, or `nil` (the default) for the client's.
+    ///   - response: The type the answer decodes into, where nothing else names it:
+    ///     `APICall(.post, "/oauth/token", ignoresBasePath: true, returning: Token.self)`; ``NoContent`` for none.
     public init(
-        _ method: HTTPMethod = .get, _ path: String, baseURL: URL? = nil, pathValues: [String: String] = [:],
-        query: [String: String?] = [:], headers: HTTPHeaders = [:], decoder: JSONDecoder? = nil
+        _ method: HTTPMethod = .get, _ path: String, baseURL: URL? = nil, ignoresBasePath: Bool = false,
+        pathValues: [String: String] = [:], query: [String: String?] = [:], headers: HTTPHeaders = [:],
+        decoder: JSONDecoder? = nil, returning response: Response.Type = Response.self
     ) {
         self.method = method
         self.path = path
         self.baseURL = baseURL
+        self.ignoresBasePath = ignoresBasePath
         self.pathValues = pathValues
         self.query = query.compactMapValues { $0 }
         self.headers = headers
@@ -66,17 +72,21 @@ public struct APICall<Response: Decodable & Sendable>: Endpoint {
     ///   - method: The HTTP method.
     ///   - path: The path template; a leading `/` is optional.
     ///   - baseURL: The specification's base URL, or `nil` (the default) for the client's.
+    ///   - ignoresBasePath: Whether `path` starts at the root of the base URL's origin; default `false`.
     ///   - pathValues: A value for each placeholder of `path`.
     ///   - query: The query parameters; a `nil` value is left out.
     ///   - headers: The headers of this call.
     ///   - body: The body.
     ///   - decoder: The decoder, or `nil` (the default) for the client's.
+    ///   - response: The type the answer decodes into, where nothing else names it; ``NoContent`` for none.
     public init<Body: Encodable & Sendable>(
-        _ method: HTTPMethod, _ path: String, baseURL: URL? = nil, pathValues: [String: String] = [:],
-        query: [String: String?] = [:], headers: HTTPHeaders = [:], body: Body, decoder: JSONDecoder? = nil
+        _ method: HTTPMethod, _ path: String, baseURL: URL? = nil, ignoresBasePath: Bool = false,
+        pathValues: [String: String] = [:], query: [String: String?] = [:], headers: HTTPHeaders = [:], body: Body,
+        decoder: JSONDecoder? = nil, returning response: Response.Type = Response.self
     ) {
         self.init(
-            method, path, baseURL: baseURL, pathValues: pathValues, query: query, headers: headers, decoder: decoder)
+            method, path, baseURL: baseURL, ignoresBasePath: ignoresBasePath, pathValues: pathValues, query: query,
+            headers: headers, decoder: decoder)
         steps.append { request in request.body(json: body) }
     }
 

@@ -3,12 +3,12 @@ import Foundation
 /// A description of one call to an API: where it goes, what it sends, the `Decodable` value it answers with, and,
 /// when the API has one, the type of its error bodies.
 ///
-/// Only ``path`` is required; every other requirement has a default. An enum with a case per endpoint, a struct per
-/// request type (its method a `static let`), and the ``APICall`` values a declarative specification's functions
-/// return all conform, and are sent the same way: ``SimpleNetworking/send(_:)`` runs the request through the same
-/// pipeline as every other (handlers, retries, re-authentication, redirects and limits apply unchanged) and returns
-/// the decoded ``Response``; ``SimpleNetworking/request(for:method:)`` gives the request for the handler style
-/// (<doc:TypedRequests>).
+/// Only a path is required, ``path`` or the type's ``pathTemplate``; every other requirement has a default. An enum
+/// with a case per endpoint, a struct per request type (its method and path template `static let`s), and the
+/// ``APICall`` values a declarative specification's functions return all conform, and are sent the same way:
+/// ``SimpleNetworking/send(_:)`` runs the request through the same pipeline as every other (handlers, retries,
+/// re-authentication, redirects and limits apply unchanged) and returns the decoded ``Response``;
+/// ``SimpleNetworking/request(for:method:)`` gives the request for the handler style (<doc:TypedRequests>).
 ///
 /// ```swift
 /// enum UserEndpoint: Endpoint {
@@ -36,8 +36,13 @@ public protocol Endpoint: Sendable {
     associatedtype ErrorBody: Decodable & Sendable = NoContent
 
     /// The HTTP method of every value of the type, for a struct per request type: `static let method: HTTPMethod =
-    /// .post`. Default: `GET`. The instance ``method-swift.property`` reads it unless the type gives its own.
+    /// .post`. Default: the type's ``httpMethod``, itself `GET` unless given. The instance ``method-swift.property``
+    /// reads it unless the type gives its own.
     static var method: HTTPMethod { get }
+    /// The same as ``method-swift.type.property``, under the name Crane and the earlier `TypedRequest` gave it:
+    /// `static let httpMethod: HTTPMethod = .post` is sent as `POST` (<doc:ComingFromCrane>). Default: `GET`. A type
+    /// that gives ``method-swift.type.property`` (or the instance ``method-swift.property``) is sent with that one.
+    static var httpMethod: HTTPMethod { get }
     /// The HTTP method of this call; default: the type's ``method-swift.type.property``. An enum switches over its
     /// cases here.
     var method: HTTPMethod { get }
@@ -46,8 +51,13 @@ public protocol Endpoint: Sendable {
     /// The client's default headers are only sent when this URL has the client's base URL origin.
     var baseURL: URL? { get }
     /// The path below the base URL, a ``PathTemplate``: each `{name}` is filled from ``pathValues``. A literal
-    /// brace is not allowed; put values that come from outside in ``pathValues``, never in this text.
+    /// brace is not allowed; put values that come from outside in ``pathValues``, never in this text. Default: the
+    /// type's ``pathTemplate``.
     var path: String { get }
+    /// The path template of every value of the type, for a struct per request type: `static let pathTemplate =
+    /// "/users/{userID}"`; the instance ``path`` reads it unless the type gives its own. A type must give one of
+    /// the two: one that gives neither fails with ``SimpleNetworkingError/invalidURL(reason:)`` and nothing is sent.
+    static var pathTemplate: String { get }
     /// Whether ``path`` starts at the root of the base URL's origin instead of below its base path, for a call such
     /// as `/oauth/token` beside an API under `/v1`. Default `false`.
     var ignoresBasePath: Bool { get }
@@ -85,10 +95,17 @@ public protocol Endpoint: Sendable {
 }
 
 extension Endpoint {
+    /// The type's ``Endpoint/httpMethod``, `GET` unless given.
+    public static var method: HTTPMethod { httpMethod }
     /// `GET`.
-    public static var method: HTTPMethod { .get }
+    public static var httpMethod: HTTPMethod { .get }
     /// The type's ``Endpoint/method-swift.type.property``.
     public var method: HTTPMethod { Self.method }
+    /// The type's ``Endpoint/pathTemplate``.
+    public var path: String { Self.pathTemplate }
+    /// None: an endpoint that gives neither this nor ``Endpoint/path`` fails with
+    /// ``SimpleNetworkingError/invalidURL(reason:)`` and nothing is sent.
+    public static var pathTemplate: String { missingPathTemplate }
     /// The client's base URL.
     public var baseURL: URL? { nil }
     /// `false`: the path goes below the base path.
@@ -119,6 +136,9 @@ extension Endpoint {
         return try response.decode(Response.self, decoder: decoder)
     }
 }
+
+/// The default ``Endpoint/pathTemplate``: not a template any endpoint can give (a NUL cannot be sent in a path).
+let missingPathTemplate = "\u{0}no path"
 
 extension Endpoint where Body == NoContent {
     /// No body.

@@ -21,6 +21,9 @@ extension SimpleNetworking {
     public func request<E: Endpoint>(for endpoint: E, method: HTTPMethod? = nil) throws(SimpleNetworkingError)
         -> TransformedRequest<E.Response>
     {
+        guard endpoint.path != missingPathTemplate else {
+            throw .invalidURL(reason: "\(E.self) gives no path: write `var path: String` or `static let pathTemplate`")
+        }
         let path = try PathTemplate(endpoint.path).path(with: endpoint.pathValues)
         let method = method ?? endpoint.method
         let request: SimpleRequest
@@ -59,6 +62,19 @@ extension SimpleNetworking {
     @discardableResult
     public func send<E: Endpoint>(_ endpoint: E) async throws(SimpleNetworkingError) -> E.Response {
         try await request(for: endpoint).value()
+    }
+
+    /// Sends an endpoint with another method than its own, and returns its decoded ``Endpoint/Response``, as
+    /// ``send(_:)`` does: Kringle's `networkClient.delete(cat)` on a case that is otherwise a `GET` is
+    /// `send(cat, method: .delete)`, or `delete(cat)`.
+    /// - Parameters:
+    ///   - endpoint: The endpoint.
+    ///   - method: The method to send instead of the endpoint's ``Endpoint/method-swift.property``.
+    /// - Returns: The decoded response.
+    /// - Throws: ``SimpleNetworkingError``, as ``send(_:)`` describes.
+    @discardableResult
+    public func send<E: Endpoint>(_ endpoint: E, method: HTTPMethod) async throws(SimpleNetworkingError) -> E.Response {
+        try await request(for: endpoint, method: method).value()
     }
 
     /// The origin of `url`, without its path: the base of an endpoint that ignores the base path.

@@ -196,6 +196,40 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
         return value
     }
 
+    /// Runs the request and returns its final response without the transform step: the raw response of an
+    /// endpoint's request, its body not decoded into the endpoint's ``Endpoint/Response``.
+    ///
+    /// An error body still decodes as the request asked (``decodingErrors(_:decoder:)``, an endpoint's
+    /// ``Endpoint/ErrorBody``); the success handlers of the response run, those of the value do not.
+    ///
+    /// ```swift
+    /// let response = try await api.request(for: UserEndpoint.user(id: 1)).response()
+    /// ```
+    /// - Parameter client: The client to run on, or `nil` (the default) for the one the request is bound to.
+    /// - Returns: The final response.
+    /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/response(on:)`` describes.
+    public func response(on client: SimpleNetworking? = nil) async throws(SimpleNetworkingError) -> SimpleResponse {
+        let client = try request.client(given: client)
+        // A value step of this execution alone, in place of the request's: nothing is decoded.
+        let raw = SimpleRequest.Transform { _, _ in TransformedValue(RawResponse()) }
+        guard let outcome = await request.runInCaller(on: client, valueStep: raw) else { throw .requestInProgress }
+        return try outcome.get()
+    }
+
+    /// Runs the request and decodes its final response's body as `type` instead of with the transform step, as
+    /// ``SimpleRequest/decode(_:decoder:on:)`` does: another view of an endpoint's answer.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder; `nil` (the default) uses the client's ``SimpleNetworking/Configuration/decoder``.
+    ///   - client: The client to run on, or `nil` (the default) for the one the request is bound to.
+    /// - Returns: The decoded value.
+    /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/decode(_:decoder:on:)`` describes.
+    public func decode<Decoded: Decodable>(
+        _ type: Decoded.Type = Decoded.self, decoder: JSONDecoder? = nil, on client: SimpleNetworking? = nil
+    ) async throws(SimpleNetworkingError) -> Decoded {
+        try await request.decode(type, decoder: decoder, on: client)
+    }
+
     /// Executes the request on `client`; see ``SimpleRequest/execute(on:)``.
     /// - Parameter client: The client to run on.
     /// - Returns: This request.
@@ -205,3 +239,6 @@ public struct TransformedRequest<Value: Sendable>: Sendable {
         return self
     }
 }
+
+/// The value of an execution that decodes nothing (``TransformedRequest/response(on:)``): no value handler takes it.
+struct RawResponse: Sendable {}

@@ -38,6 +38,15 @@ func kringleAwait(networkClient: SimpleNetworking) async -> String? {
     // DOC-SAMPLE-END
 }
 
+func kringleVerbs(networkClient: SimpleNetworking) async throws -> String {
+    // DOC-SAMPLE: ComingFromKringle/verbs
+    let cat = try await networkClient.get(KittyEndpoint.profile(catName: "Kringle"))
+    try await networkClient.delete(KittyEndpoint.profile(catName: "Kringle"))  // sent as DELETE
+    try await networkClient.send(KittyEndpoint.profile(catName: "Kringle"), method: .delete)  // the same
+    // DOC-SAMPLE-END
+    return cat.mood
+}
+
 func kringleHandlers(networkClient: SimpleNetworking, log: EventLog) throws {
     // DOC-SAMPLE: ComingFromKringle/handlers
     try networkClient.request(for: KittyEndpoint.profile(catName: "Kringle"))  // decoded in the request's task
@@ -83,6 +92,13 @@ struct ComingFromKringleSampleTests {
                 $0 == "https://api.kringlekitty.com/cats/Kringle/"
             })
         #expect(transport.requests.count == 2)
+    }
+
+    @Test("The verbs take the endpoint and send the method they name")
+    func verbs() async throws {
+        let (api, transport) = try client()
+        #expect(try await kringleVerbs(networkClient: api) == "sleepy")
+        #expect(transport.requests.map(\.method) == [.get, .delete, .delete])
     }
 
     @Test("The login cookie is kept by the client's jar")

@@ -11,6 +11,8 @@ private func makeSampleServer() throws -> MockServer {
         case ("GET", "/users/1"), ("GET", "/users/42"):
             return .json(#"{"id": 1, "name": "Ada", "age": 36}"#)
         case ("GET", "/repos/apple/swift"): return .json(#"{"id": 1, "name": "swift"}"#)
+        case ("DELETE", "/v1/users/7"): return .status(204)
+        case ("POST", "/oauth/token"): return .json(#"{"token": "t1"}"#)
         case ("PATCH", "/repos/apple/swift"): return .json(#"{"id": 1, "name": "swift-lang"}"#)
         case ("GET", "/repos/apple/swift/issues"): return .json(#"[{"number": 1, "title": "Crash"}]"#)
         case ("POST", "/repos/apple/swift/issues"):
@@ -40,6 +42,8 @@ struct TypedRequestSampleTests {
         #expect(await eventually { log.all.count == 2 })
         #expect(log.all == ["repo swift", "done"])
         #expect(try await docTransform(api: api) == 1)
+        let (status, name) = try await docRawResponse(api: api)
+        #expect(status == 200 && name == "swift")
         let renamed = try #require(server.requests.first { $0.method == "PATCH" })
         #expect(renamed.bodyText == #"{"name":"swift-lang"}"#)
     }
@@ -58,6 +62,17 @@ struct TypedRequestSampleTests {
         let root = SimpleNetworking(baseURL: server.baseURL)
         defer { root.close() }
         #expect(await docErrorBodies(api: root) == "422: title is empty")
+    }
+
+    @Test("Crane's names: httpMethod is sent and pathTemplate filled; a call outside the base path")
+    func craneNamesAndTokenCall() async throws {
+        let server = try makeSampleServer()
+        defer { server.shutdown() }
+        let api = SimpleNetworking(baseURL: server.url("/v1"))
+        defer { api.close() }
+        try await api.send(DeleteUserRequest(userID: 7))
+        #expect(try await docTokenCall(api: api) == "t1")
+        #expect(server.requests.map { "\($0.method) \($0.path)" } == ["DELETE /v1/users/7", "POST /oauth/token"])
     }
 
     @Test("Crane's request types: handlers and awaited, and a custom body")

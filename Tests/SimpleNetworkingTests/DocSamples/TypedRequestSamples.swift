@@ -149,6 +149,30 @@ func docHandlerStyle(api: SimpleNetworking, log: EventLog) throws {
     // DOC-SAMPLE-END
 }
 
+func docRawResponse(api: SimpleNetworking) async throws -> (Int, String) {
+    // DOC-SAMPLE: TypedRequests/raw-response
+    struct RepoName: Decodable {
+        var name: String
+    }
+
+    let request = try api.request(for: RepoEndpoint.repo(owner: "apple", name: "swift"))
+    let response = try await request.response()  // its body not decoded as a Repo
+    let name = try await request.decode(RepoName.self).name
+    // DOC-SAMPLE-END
+    return (response.statusCode, name)
+}
+
+func docTokenCall(api: SimpleNetworking) async throws -> String {
+    // DOC-SAMPLE: TypedRequests/outside-base-path
+    struct AccessToken: Decodable, Sendable {
+        var token: String
+    }
+
+    let token = try await api.send(APICall(.post, "/oauth/token", ignoresBasePath: true, returning: AccessToken.self))
+    // DOC-SAMPLE-END
+    return token.token
+}
+
 func docTransform(api: SimpleNetworking) async throws -> Int {
     // DOC-SAMPLE: TypedRequests/transform
     struct EmptyPage: Error {}
@@ -228,6 +252,16 @@ struct UploadAvatar: Endpoint {
     func configure(_ request: SimpleRequest) -> SimpleRequest {
         request.body(png, contentType: "image/png").timeout(120)
     }
+}
+// DOC-SAMPLE-END
+
+// DOC-SAMPLE: ComingFromCrane/crane-names
+struct DeleteUserRequest: Endpoint {
+    static let httpMethod: HTTPMethod = .delete
+    static let pathTemplate = "/users/{userID}"
+
+    var userID: Int
+    var pathValues: [String: String] { ["userID": "\(userID)"] }
 }
 // DOC-SAMPLE-END
 
