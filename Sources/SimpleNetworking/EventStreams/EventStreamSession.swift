@@ -191,7 +191,7 @@ final class EventStreamSession {
     }
 
     /// Refuses a 2xx response that is not an event stream, 204 No Content included: the server's way to say it has
-    /// no more events, which stops the stream as it stops a browser's `EventSource`.
+    /// no more events, which ``connectionEnded(with:)`` turns into the stream's normal end.
     private static func check(_ head: SimpleResponse) throws(SimpleNetworkingError) {
         guard head.statusCode != 204, isEventStream(head) else { throw .notAnEventStream(head) }
     }
@@ -223,6 +223,11 @@ final class EventStreamSession {
                 close()
                 throw .cancelled
             }
+        }
+        if case .notAnEventStream(let response)? = failure, response.statusCode == 204 {
+            // The server's "no more events": the stream ends normally and does not reconnect.
+            close()
+            return
         }
         let dropped: Bool
         var overflowed = false

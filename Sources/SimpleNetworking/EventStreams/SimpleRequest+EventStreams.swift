@@ -27,9 +27,10 @@ extension SimpleRequest {
     /// random source, ``RetryPolicy/maximumAttempts``, the deadline of ``deadline(_:)``); when the policy gives up,
     /// the sequence throws the failure. A stream that does not reconnect ends when its body ends.
     ///
-    /// It throws the error of a non-2xx response (``SimpleNetworkingError/unacceptableStatus(_:)``),
-    /// ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx response that is not `text/event-stream` (a 204 No
-    /// Content, the server's way to say it has no more events, included), ``SimpleNetworkingError/eventTooLarge(limit:)``,
+    /// A 204 No Content, the server's way to say it has no more events, ends the stream normally: the sequence
+    /// ends and does not reconnect. It throws the error of a non-2xx response
+    /// (``SimpleNetworkingError/unacceptableStatus(_:)``), ``SimpleNetworkingError/notAnEventStream(_:)`` for
+    /// another 2xx response that is not `text/event-stream`, ``SimpleNetworkingError/eventTooLarge(limit:)``,
     /// ``SimpleNetworkingError/eventStreamIdle(seconds:)`` when a stream that does not reconnect goes silent, and
     /// the failure of the last connection when it gives up. Up to ``EventStreamOptions/bufferSize`` (8 MiB) of the
     /// body waits for a reader that falls behind: a transport that can pause (the AsyncHTTPClient engine) reads no

@@ -314,8 +314,9 @@ struct EventStreamScenarios: Sendable {
         let options = EventStreamOptions(bufferSize: 16 * 1024)
         var ids: [Int] = []
         let failure = await Self.readSlowly(api.get("/feed").eventStream(options).events(), into: &ids)
-        guard case .notAnEventStream(let response)? = failure, response.statusCode == 204 else {
-            Issue.record("expected the server's 204, got \(String(describing: failure)) after \(ids.count) events")
+        // The server's 204 ended the stream normally.
+        guard failure == nil else {
+            Issue.record("expected the normal end, got \(String(describing: failure)) after \(ids.count) events")
             return
         }
         // Every event once, in order.
@@ -374,9 +375,9 @@ struct EventStreamScenarios: Sendable {
         let failure = await Self.readSlowly(api.get("/feed").eventStream(options).events(), into: &numbers)
         #expect(numbers == (0..<numbers.count).map { $0 + 1 })
         if transportPauses {
-            // Read with backpressure: the whole backlog, then the server's 204.
+            // Read with backpressure: the whole backlog, then the server's 204, which ends the stream normally.
             #expect(numbers.count == total)
-            #expect(failure?.response?.statusCode == 204, "\(String(describing: failure))")
+            #expect(failure == nil, "\(String(describing: failure))")
             #expect(server.requestCount == 2)
         } else {
             // Without an ID, a reconnection would start the backlog again: the stream stops instead.
@@ -445,14 +446,13 @@ struct EventStreamScenarios: Sendable {
         defer { api.close() }
         var count = 0
         let failure = await Self.failure { for try await _ in api.get("/feed").events() { count += 1 } }
-        guard case .notAnEventStream(let response)? = failure else {
-            Issue.record("expected notAnEventStream, got \(String(describing: failure))")
-            return
-        }
-        #expect(response.statusCode == 204)
-        #expect(failure?.description.contains("no more events") == true)
+        #expect(failure == nil, "\(String(describing: failure))")
         #expect(count == 0)
         #expect(server.requestCount == 1)
+        // The typed form ends normally too, and so does a stream that has had events.
+        let typed = await Self.failure { for try await _ in api.get("/feed").events(decoding: ChatToken.self) {} }
+        #expect(typed == nil, "\(String(describing: typed))")
+        #expect(server.requestCount == 2)
     }
 
     func stopsOnAStatusOutside2xx() async throws {
@@ -656,12 +656,12 @@ struct EventStreamScenarios: Sendable {
         let done = Locked(0)
         api.get("/feed")
             .on(event: { event in log.withLock { $0.append(event.data) } })
-            .on(error: { error in log.withLock { $0.append(error.response?.statusCode == 204 ? "204" : "error") } })
+            .on(error: { error in log.withLock { $0.append("error \(error)") } })
             .on(completion: { done.withLock { $0 += 1 } })
             .execute(on: api)
         #expect(await Self.eventually { done.current > 0 })
-        // The server's 204 stops the stream: the error handlers see it once, at the end.
-        #expect(log.current == ["a", "b", "204"])
+        // The server's 204 ends the stream normally: no error handler runs, the completion handlers once.
+        #expect(log.current == ["a", "b"])
         #expect(done.current == 1)
         #expect(server.requestCount == 2)
     }
@@ -711,22 +711,16 @@ struct EventStreamScenarios: Sendable {
         return false
     }
 
-    /// The events of `stream` until the server's 204 No Content stops it, the end these servers give: a stream that
-    /// ends otherwise, or fails with another error, fails the test.
+    /// The events of `stream` until it ends normally, as the server's 204 No Content ends it (the end these servers
+    /// give); a stream that fails throws its error.
     static func untilNoContent(
         _ stream: EventStream, onEach: (ServerSentEvent) -> Void = { _ in }
     ) async throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        do throws(SimpleNetworkingError) {
-            for try await event in stream {
-                events.append(event)
-                onEach(event)
-            }
-        } catch {
-            guard case .notAnEventStream(let response) = error, response.statusCode == 204 else { throw error }
-            return events
+        for try await event in stream {
+            events.append(event)
+            onEach(event)
         }
-        Issue.record("the stream ended without the server's 204")
         return events
     }
 
@@ -826,7 +820,7 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "Reconnections that keep failing stop at the policy's attempt limit with the transport failure"
         case .reauthenticatesOnA401WhileReconnecting:
             "A 401 while reconnecting re-authenticates once through execute(request:) and resumes from Last-Event-ID"
-        case .stopsOnNoContent: "A 204 stops the stream with notAnEventStream, which carries it, and does not reconnect"
+        case .stopsOnNoContent: "A 204 (no more events) ends the stream normally, without an error or a reconnection"
         case .stopsOnAStatusOutside2xx:
             "A status outside 2xx stops the stream with unacceptableStatus and no reconnection"
         case .stopsOnAResponseThatIsNotAnEventStream:
