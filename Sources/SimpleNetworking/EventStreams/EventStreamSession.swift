@@ -176,10 +176,9 @@ final class EventStreamSession {
             state.handlers.completionHandlers = []
             state.parts.unboundedBody = true
             if state.parts.headers["Accept"] == nil { state.parts.headers["Accept"] = "text/event-stream" }
-            return (
-                state.eventStreamOptions ?? client.configuration.eventStreams, state.parts.method, handlers,
-                state.parts.headers["Last-Event-ID"]
-            )
+            var options = state.eventStreamOptions ?? client.configuration.eventStreams
+            for edit in state.eventStreamEdits { edit(&options) }
+            return (options, state.parts.method, handlers, state.parts.headers["Last-Event-ID"])
         }
         setAside = handlers
         self.options = options

@@ -67,16 +67,37 @@ extension SimpleRequest {
     }
 
     /// Sets how this request's event stream reconnects and what bounds it, instead of the client's
-    /// ``SimpleNetworking/Configuration/eventStreams``.
+    /// ``SimpleNetworking/Configuration/eventStreams``: every option, those left out taking their defaults, not the
+    /// client's. To change only some of the client's options, edit them with ``eventStream(editing:)``.
     ///
     /// ```swift
     /// api.post("/jobs").body(json: job).eventStream(EventStreamOptions(reconnects: true)).events()
     /// ```
-    /// - Parameter options: The options.
+    /// - Parameter options: The options; they replace any that an earlier call set or edited.
     /// - Returns: This request.
     @discardableResult
     public func eventStream(_ options: EventStreamOptions) -> Self {
-        update { $0.eventStreamOptions = options }
+        update { state in
+            state.eventStreamOptions = options
+            state.eventStreamEdits = []
+        }
+    }
+
+    /// Changes some of the event stream options for this request, starting from the client's
+    /// ``SimpleNetworking/Configuration/eventStreams``: what the edit leaves alone stays as the client set it.
+    ///
+    /// ```swift
+    /// // The client's idle timeout and event size limit, without reconnecting.
+    /// api.get("/feed").eventStream(editing: { $0.reconnects = false }).events()
+    /// ```
+    ///
+    /// The edit runs when the stream starts, on the options of the client that runs it (or those an earlier
+    /// ``eventStream(_:)`` set), after the edits of earlier calls.
+    /// - Parameter edit: Changes a copy of the options.
+    /// - Returns: This request.
+    @discardableResult
+    public func eventStream(editing edit: @escaping @Sendable (inout EventStreamOptions) -> Void) -> Self {
+        update { $0.eventStreamEdits.append(edit) }
     }
 
     /// Adds a handler for each server-sent event of the response: ``execute(on:)`` then runs the request as an

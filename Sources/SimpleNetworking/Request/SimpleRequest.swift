@@ -290,6 +290,9 @@ extension SimpleRequest {
         var reauthenticationStatuses: Set<Int> = []
         /// The event stream settings this request asked for (``SimpleRequest/eventStream(_:)``).
         var eventStreamOptions: EventStreamOptions?
+        /// The changes this request makes to its event stream settings, in order, after `eventStreamOptions` (or the
+        /// client's) are taken.
+        var eventStreamEdits: [@Sendable (inout EventStreamOptions) -> Void] = []
         /// The handlers of ``SimpleRequest/on(event:)``.
         var eventHandlers: [@Sendable (ServerSentEvent) -> Void] = []
 

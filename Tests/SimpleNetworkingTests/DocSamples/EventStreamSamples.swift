@@ -49,9 +49,12 @@ func eventStreamOptionsSample(baseURL: URL) -> SimpleNetworking {
     configuration.eventStreams = EventStreamOptions(reconnectionTime: 5, idleTimeout: 120)
     let api = SimpleNetworking(baseURL: baseURL, configuration: configuration)
 
-    // One request: a POST that reconnects, with a larger event limit.
+    // One request: a POST that reconnects, with a larger event limit; the client's other options stay.
     let jobs = api.post("/jobs/42/watch")
-        .eventStream(EventStreamOptions(reconnects: true, maximumEventSize: 4 * 1024 * 1024))
+        .eventStream(editing: { options in
+            options.reconnects = true
+            options.maximumEventSize = 4 * 1024 * 1024
+        })
         .events()
     // DOC-SAMPLE-END
     _ = jobs

@@ -549,6 +549,52 @@ struct EventStreamScenarios: Sendable {
         #expect(server.requestCount == 1)
     }
 
+    func aRequestsEditsStartFromTheClientsOptions() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let big = String(repeating: "x", count: 500)
+        server.route { request in
+            request.path == "/big"
+                ? .eventStream([.event(data: "small"), .event(data: big)], ending: .hold)
+                : .eventStream([.event(data: "a", id: "1")])
+        }
+        let api = makeClient(server) { $0.eventStreams = EventStreamOptions(maximumEventSize: 100) }
+        defer { api.close() }
+        // Only reconnects changes: the client's event size limit stays.
+        var data: [String] = []
+        let failure = await Self.failure {
+            for try await event in api.get("/big").eventStream(editing: { $0.reconnects = false }).events() {
+                data.append(event.data)
+            }
+        }
+        #expect(data == ["small"])
+        guard case .eventTooLarge(let limit)? = failure else {
+            Issue.record("expected eventTooLarge, got \(String(describing: failure))")
+            return
+        }
+        #expect(limit == 100)
+        // The edit applies: a GET whose body ends does not reconnect.
+        var short: [String] = []
+        for try await event in api.get("/short").eventStream(editing: { $0.reconnects = false }).events() {
+            short.append(event.data)
+        }
+        #expect(short == ["a"])
+        #expect(server.requests.filter { $0.path == "/short" }.count == 1)
+        // Edits apply after options set with eventStream(_:), in order.
+        let composed = await Self.failure {
+            let request = api.get("/big").eventStream(EventStreamOptions(maximumEventSize: 50))
+                .eventStream(editing: { $0.reconnects = true })
+                .eventStream(editing: { $0.reconnects = false })
+            for try await _ in request.events() {}
+        }
+        guard case .eventTooLarge(let composedLimit)? = composed else {
+            Issue.record("expected eventTooLarge, got \(String(describing: composed))")
+            return
+        }
+        #expect(composedLimit == 50)
+        #expect(server.requestCount == 3)
+    }
+
     func theAttemptTimeoutDoesNotEndAHealthyStream() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -786,6 +832,7 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
     case leavingTheLoopClosesTheConnection
     case cancellingTheTaskClosesTheConnection
     case anEventPastTheMaximumSizeThrows
+    case aRequestsEditsStartFromTheClientsOptions
     case theAttemptTimeoutDoesNotEndAHealthyStream
     case aSilentConnectionIsClosedAndReconnected
     case aSilentConnectionFailsWhenNotReconnecting
@@ -830,6 +877,8 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "Cancelling the reading task throws cancelled and closes the connection"
         case .anEventPastTheMaximumSizeThrows:
             "An event past the maximum size throws eventTooLarge after the events before it and closes the connection"
+        case .aRequestsEditsStartFromTheClientsOptions:
+            "eventStream(editing:) changes only what it edits of the client's options, after eventStream(_:)"
         case .theAttemptTimeoutDoesNotEndAHealthyStream: "A stream that outlasts the attempt timeout is not ended by it"
         case .aSilentConnectionIsClosedAndReconnected:
             "A connection silent for the idle timeout is closed and the stream reconnects with Last-Event-ID"
@@ -877,6 +926,7 @@ extension EventStreamScenarios {
         case .leavingTheLoopClosesTheConnection: try await leavingTheLoopClosesTheConnection()
         case .cancellingTheTaskClosesTheConnection: try await cancellingTheTaskClosesTheConnection()
         case .anEventPastTheMaximumSizeThrows: try await anEventPastTheMaximumSizeThrows()
+        case .aRequestsEditsStartFromTheClientsOptions: try await aRequestsEditsStartFromTheClientsOptions()
         case .theAttemptTimeoutDoesNotEndAHealthyStream: try await theAttemptTimeoutDoesNotEndAHealthyStream()
         case .aSilentConnectionIsClosedAndReconnected: try await aSilentConnectionIsClosedAndReconnected()
         case .aSilentConnectionFailsWhenNotReconnecting: try await aSilentConnectionFailsWhenNotReconnecting()
