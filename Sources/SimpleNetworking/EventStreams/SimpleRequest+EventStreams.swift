@@ -66,6 +66,33 @@ extension SimpleRequest {
         DecodedEventStream(request: self, sentinel: sentinel)
     }
 
+    /// The request's response as a stream of server-sent events whose data is JSON, each decoded as `type` with the
+    /// client's decoder and kept with the event's type and ID; see ``events()``.
+    ///
+    /// For APIs that tell their payloads apart by the `event` field, where ``events(decoding:until:)``, which yields
+    /// the values alone, cannot tell them apart:
+    ///
+    /// ```swift
+    /// for try await event in api.post("/chat").body(json: question).decodedEvents(of: Token.self, until: "[DONE]") {
+    ///     switch event.type {
+    ///     case "delta": print(event.value.text, terminator: "")
+    ///     default: break
+    ///     }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - type: The type of each event's data; an enum with a decoding initializer of its own reads payloads of
+    ///     several shapes.
+    ///   - sentinel: Data that ends the stream instead of being decoded, such as `"[DONE]"`; the connection is closed
+    ///     and the sequence ends. `nil` (the default) for none.
+    /// - Returns: The decoded events, in order. An event whose data does not decode throws
+    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` and closes the connection.
+    public func decodedEvents<Value: Decodable>(of type: Value.Type, until sentinel: String? = nil)
+        -> DecodedEvents<Value>
+    {
+        DecodedEvents(request: self, sentinel: sentinel)
+    }
+
     /// Sets how this request's event stream reconnects and what bounds it, instead of the client's
     /// ``SimpleNetworking/Configuration/eventStreams``: every option, those left out taking their defaults, not the
     /// client's. To change only some of the client's options, edit them with ``eventStream(editing:)``.

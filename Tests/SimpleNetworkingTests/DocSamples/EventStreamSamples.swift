@@ -31,6 +31,28 @@ func streamAnswer(
 }
 // DOC-SAMPLE-END
 
+// DOC-SAMPLE: ServerSentEvents/typedChat
+struct ChatUpdate: Decodable {
+    var text: String?
+    var reason: String?
+}
+
+func streamAnswerAndReason(to question: String, on api: SimpleNetworking) async throws -> (String, String?) {
+    var answer = ""
+    let updates = api.post("/v1/messages")
+        .body(json: ChatRequest(model: "small", messages: [question]))
+        .decodedEvents(of: ChatUpdate.self)
+    for try await update in updates {
+        switch update.type {  // the event's `event:` field; update.id is its ID
+        case "delta": answer += update.value.text ?? ""
+        case "stop": return (answer, update.value.reason)
+        default: continue  // "ping" and types added later
+        }
+    }
+    return (answer, nil)
+}
+// DOC-SAMPLE-END
+
 // DOC-SAMPLE: ServerSentEvents/feed
 func followNotifications(on api: SimpleNetworking) async throws {
     for try await event in api.get("/notifications").events() {
@@ -157,6 +179,26 @@ struct EventStreamSampleTests {
         defer { api.close() }
         #expect(api.configuration.maximumConnectionsPerHost == 16)
         _ = reconnectionBackoffSample(api: api)
+    }
+
+    @Test("The typed chat sample tells the events apart by their type")
+    func typedChatSample() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .eventStream(
+                [
+                    .event(data: #"{"text":"Hi "}"#, type: "delta"), .event(data: "{}", type: "ping"),
+                    .event(data: #"{"text":"there"}"#, id: "2", type: "delta"),
+                    .event(data: #"{"reason":"end_turn"}"#, type: "stop"),
+                ],
+                ending: .hold)
+        }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let (answer, reason) = try await streamAnswerAndReason(to: "hello", on: api)
+        #expect(answer == "Hi there")
+        #expect(reason == "end_turn")
     }
 
     @Test("The chat sample streams the answer and stops at [DONE]")

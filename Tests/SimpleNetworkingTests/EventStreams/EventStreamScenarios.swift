@@ -79,6 +79,42 @@ struct EventStreamScenarios: Sendable {
         #expect(server.requestCount == 1)
     }
 
+    func decodedEventsKeepTheirTypeAndID() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .eventStream(
+                [
+                    .event(data: #"{"text":"Hel"}"#, id: "1", type: "delta"), .event(data: #"{"text":"lo"}"#),
+                    .event(data: #"{"text":"end"}"#, id: "2", type: "stop"), .event(data: "[DONE]", type: "stop"),
+                    .event(data: "not json"),
+                ],
+                ending: .hold)
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        var events: [DecodedEvent<ChatToken>] = []
+        for try await event in api.get("/chat").decodedEvents(of: ChatToken.self, until: "[DONE]") {
+            events.append(event)
+        }
+        #expect(
+            events == [
+                DecodedEvent(value: ChatToken(text: "Hel"), type: "delta", id: "1"),
+                DecodedEvent(value: ChatToken(text: "lo"), type: "message", id: "1"),
+                DecodedEvent(value: ChatToken(text: "end"), type: "stop", id: "2"),
+            ])
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        // Data that does not decode throws, with the response, as the values-only form does.
+        server.route { _ in .eventStream([.event(data: "not json", type: "delta")], ending: .hold) }
+        let failure = await Self.failure { for try await _ in api.get("/chat").decodedEvents(of: ChatToken.self) {} }
+        guard case .decodingFailed(let type, _, let response)? = failure else {
+            Issue.record("expected decodingFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(type == "ChatToken")
+        #expect(response?.statusCode == 200)
+    }
+
     func dataThatDoesNotDecodeThrows() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -803,7 +839,7 @@ struct ChatPrompt: Codable, Sendable {
 }
 
 /// A streamed chat's piece of answer.
-struct ChatToken: Codable, Sendable {
+struct ChatToken: Codable, Sendable, Hashable {
     var text: String
 }
 
@@ -819,6 +855,7 @@ extension RecordedRequest {
 enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
     case deliversEventsInOrder
     case decodesJSONUntilTheSentinel
+    case decodedEventsKeepTheirTypeAndID
     case dataThatDoesNotDecodeThrows
     case reconnectsWithLastEventIDAfterTheRetryTime
     case anIDThatIsNoHeaderValueIsNotSent
@@ -853,6 +890,8 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "Events arrive in order, with ids, types and multi-line data; the request accepts them"
         case .decodesJSONUntilTheSentinel:
             "A POST with a JSON body decodes each event with the client's decoder and ends on [DONE], closing it"
+        case .decodedEventsKeepTheirTypeAndID:
+            "decodedEvents(of:until:) yields each decoded value with its event type and ID, and ends on the sentinel"
         case .dataThatDoesNotDecodeThrows:
             "Data that does not decode throws decodingFailed with the response and closes the connection"
         case .reconnectsWithLastEventIDAfterTheRetryTime:
@@ -912,6 +951,7 @@ extension EventStreamScenarios {
         switch scenario {
         case .deliversEventsInOrder: try await deliversEventsInOrder()
         case .decodesJSONUntilTheSentinel: try await decodesJSONUntilTheSentinel()
+        case .decodedEventsKeepTheirTypeAndID: try await decodedEventsKeepTheirTypeAndID()
         case .dataThatDoesNotDecodeThrows: try await dataThatDoesNotDecodeThrows()
         case .reconnectsWithLastEventIDAfterTheRetryTime: try await reconnectsWithLastEventIDAfterTheRetryTime()
         case .anIDThatIsNoHeaderValueIsNotSent: try await anIDThatIsNoHeaderValueIsNotSent()
