@@ -149,10 +149,10 @@ extension EventStreamSession {
             let value = try decoder.decode(Value.self, from: Data(event.data.utf8))
             return DecodedEvent(value: value, type: event.event, id: event.id)
         } catch {
-            let response = head
-            close()
-            throw .decodingFailed(
-                type: String(describing: Value.self), reason: String(describing: error), response: response)
+            let failure = SimpleNetworkingError.decodingFailed(
+                type: String(describing: Value.self), reason: String(describing: error), response: head)
+            close(reason: failure)
+            throw failure
         }
     }
 }

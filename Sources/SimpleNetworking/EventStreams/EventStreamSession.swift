@@ -42,6 +42,8 @@ final class EventStreamSession {
     /// The last event ID when the current connection began: a connection cut for a slow reader resumes only if the
     /// ID moved on since.
     private var idAtConnect = ""
+    /// Whether the close handlers ran for the current connection.
+    private var closeAnnounced = false
     private var setAside: SetAsideHandlers?
 
     /// The handlers that would run at the end of each connection's execution.
@@ -56,6 +58,8 @@ final class EventStreamSession {
     }
 
     deinit {
+        // The reader left the loop: the connection closes with the session.
+        if reader != nil { announceClose(nil) }
         watchdog?.stop()
         restoreHandlers()
     }
@@ -76,7 +80,7 @@ final class EventStreamSession {
             }
             if let failure {
                 self.failure = nil
-                close()
+                close(reason: failure)
                 throw failure
             }
             if ended { return nil }
@@ -105,7 +109,9 @@ final class EventStreamSession {
     }
 
     /// Ends the stream: closes the connection (if one is open) and puts the request's handlers back.
-    func close() {
+    /// - Parameter reason: What the close handlers of an open connection get; `nil` when the reader ended it.
+    func close(reason: SimpleNetworkingError? = nil) {
+        if reader != nil { announceClose(reason) }
         ended = true
         watchdog?.stop()
         watchdog = nil
@@ -145,8 +151,11 @@ final class EventStreamSession {
         self.watchdog = watchdog
         let opened = Locked<Date?>(nil)
         self.opened = opened
+        closeAnnounced = false
         idAtConnect = parser.lastEventID
         let clock = client.configuration.clock
+        let request = request
+        let queue = client.configuration.handlerQueue
         // A transport that can pause reads no further ahead than the buffer; one that cannot fails the transfer with
         // streamBufferFull when the reader falls that far behind, and the stream reconnects.
         reader = StreamReader(
@@ -155,6 +164,9 @@ final class EventStreamSession {
                 watchdog.headArrived()
                 try Self.check(head)
                 opened.withLock { $0 = clock.now() }
+                // Before the body goes to the reader: on a serial handler queue, before this connection's events.
+                let handlers = request.state.withLock { $0.openHandlers }
+                if !handlers.isEmpty { queue.runSoon { for handler in handlers { handler(head) } } }
             })
         watchdog.start()
     }
@@ -219,10 +231,12 @@ final class EventStreamSession {
             case .idle:
                 failure = .eventStreamIdle(seconds: options.idleTimeout ?? 0)
             case nil:
+                announceClose(.cancelled)
                 close()
                 throw .cancelled
             }
         }
+        announceClose(failure)
         if case .notAnEventStream(let response)? = failure, response.statusCode == 204 {
             // The server's "no more events": the stream ends normally and does not reconnect.
             close()
@@ -275,6 +289,15 @@ final class EventStreamSession {
         wait = options.backoff.wait(afterShortConnections: shortConnections, retryTime: retryTime, random: random)
     }
 
+    /// Runs the close handlers once for the current connection, if its event stream began.
+    private func announceClose(_ reason: SimpleNetworkingError?) {
+        guard !closeAnnounced, opened.withLock({ $0 }) != nil else { return }
+        closeAnnounced = true
+        let handlers = request.state.withLock { $0.closeHandlers }
+        guard !handlers.isEmpty, let queue = client?.configuration.handlerQueue else { return }
+        queue.runSoon { for handler in handlers { handler(reason) } }
+    }
+
     /// Puts the handlers set aside back on the request, once.
     private func restoreHandlers() {
         guard let handlers = setAside.take() else { return }
@@ -284,5 +307,12 @@ final class EventStreamSession {
             state.handlers.completionHandlers = handlers.completion + state.handlers.completionHandlers
             state.parts.unboundedBody = false
         }
+    }
+}
+
+extension HandlerQueue {
+    /// Runs `job` right here on ``background``, else schedules it: jobs keep their order on a serial queue.
+    func runSoon(_ job: @escaping @Sendable () -> Void) {
+        if runsHandlersInExecution { job() } else { schedule(job) }
     }
 }

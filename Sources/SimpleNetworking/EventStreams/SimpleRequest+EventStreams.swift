@@ -147,6 +147,43 @@ extension SimpleRequest {
         update { $0.eventHandlers.append(handler) }
     }
 
+    /// Adds a handler for the opening of each connection of the request's event stream: the first and each
+    /// reconnection, with the head of its response (status and headers), once it is a `text/event-stream`.
+    ///
+    /// It runs for every form of the stream (``events()``, ``events(decoding:until:)``,
+    /// ``decodedEvents(of:until:)`` and ``on(event:)``), on the handler queue, before the connection's events reach
+    /// event handlers. A response that opens no stream (an error status, a 204, another content type) does not run it.
+    ///
+    /// ```swift
+    /// api.get("/notifications")
+    ///     .on(open: { response in print("connected:", response.statusCode) })
+    ///     .on(close: { reason in print("disconnected:", reason.map { "\($0)" } ?? "ended") })
+    ///     .on(event: { event in print(event.data) })
+    ///     .execute(on: api)
+    /// ```
+    /// - Parameter handler: Called with each connection's response head.
+    /// - Returns: This request.
+    @discardableResult
+    public func on(open handler: @escaping @Sendable (SimpleResponse) -> Void) -> Self {
+        update { $0.openHandlers.append(handler) }
+    }
+
+    /// Adds a handler for the end of each connection that ``on(open:)`` announced, whether the stream then
+    /// reconnects or stops.
+    ///
+    /// It runs on the handler queue, once per connection, with `nil` when the server ended the body or the reader
+    /// ended the stream (a sentinel, leaving the loop), and otherwise with what ended the connection: a dropped
+    /// connection (``SimpleNetworkingError/transportFailed(_:)``), the idle timeout
+    /// (``SimpleNetworkingError/eventStreamIdle(seconds:)``), an event too large,
+    /// ``SimpleNetworkingError/cancelled``. The stream's own end is the end of the loop, or the completion handlers
+    /// of ``on(event:)``.
+    /// - Parameter handler: Called when a connection ends, with what ended it.
+    /// - Returns: This request.
+    @discardableResult
+    public func on(close handler: @escaping @Sendable (SimpleNetworkingError?) -> Void) -> Self {
+        update { $0.closeHandlers.append(handler) }
+    }
+
     /// Runs the request as an event stream for its event handlers, unless one is running already.
     func startEventHandlers(on client: SimpleNetworking) {
         execution.withLock { slot in

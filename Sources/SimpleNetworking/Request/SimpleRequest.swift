@@ -295,6 +295,10 @@ extension SimpleRequest {
         var eventStreamEdits: [@Sendable (inout EventStreamOptions) -> Void] = []
         /// The handlers of ``SimpleRequest/on(event:)``.
         var eventHandlers: [@Sendable (ServerSentEvent) -> Void] = []
+        /// The handlers of ``SimpleRequest/on(open:)``.
+        var openHandlers: [@Sendable (SimpleResponse) -> Void] = []
+        /// The handlers of ``SimpleRequest/on(close:)``.
+        var closeHandlers: [@Sendable (SimpleNetworkingError?) -> Void] = []
 
         init(method: HTTPMethod, target: Target) {
             parts = Parts(method: method, target: target)

@@ -112,6 +112,17 @@ func connectionsPerHostSample(baseURL: URL) -> SimpleNetworking {
     return api
 }
 
+// DOC-SAMPLE: ServerSentEvents/lifecycle
+func followWithStatus(on api: SimpleNetworking, show: @escaping @Sendable (String) -> Void) async throws {
+    let feed = api.get("/notifications")
+        .on(open: { response in show("connected (\(response.statusCode))") })
+        .on(close: { reason in show("disconnected: \(reason.map { "\($0)" } ?? "the server ended the body")") })
+    for try await event in feed.events() {
+        show(event.data)
+    }
+}
+// DOC-SAMPLE-END
+
 func eventHandlersSample(api: SimpleNetworking) {
     // DOC-SAMPLE: ServerSentEvents/handlers
     let request = api.get("/notifications")
@@ -199,6 +210,20 @@ struct EventStreamSampleTests {
         let (answer, reason) = try await streamAnswerAndReason(to: "hello", on: api)
         #expect(answer == "Hi there")
         #expect(reason == "end_turn")
+    }
+
+    @Test("The lifecycle sample shows each connection's opening and end around its events")
+    func lifecycleSample() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.sequenceNumber == 0 ? .eventStream([.retry(milliseconds: 10), .event(data: "hi")]) : .status(204)
+        }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let shown = Locked<[String]>([])
+        try await followWithStatus(on: api) { line in shown.withLock { $0.append(line) } }
+        #expect(shown.current == ["connected (200)", "hi", "disconnected: the server ended the body"])
     }
 
     @Test("The chat sample streams the answer and stops at [DONE]")

@@ -748,6 +748,44 @@ struct EventStreamScenarios: Sendable {
         #expect(server.requestCount == 2)
     }
 
+    func openAndCloseHandlersSeeEachConnection() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            if request.path == "/held" { return .eventStream([.event(data: "x")], ending: .hold) }
+            switch request.sequenceNumber {
+            case 0: return .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1")], ending: .drop)
+            case 1: return .eventStream([.event(data: "b", id: "2")])
+            default: return .status(204)
+            }
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        let log = Locked<[String]>([])
+        let request = api.get("/feed")
+            .on(open: { response in
+                log.withLock { $0.append("open \(response.statusCode) \(response.headers["Content-Type"] ?? "-")") }
+            })
+            .on(close: { reason in log.withLock { $0.append(reason == nil ? "close: ended" : "close: failed") } })
+        for try await event in request.events() {
+            log.withLock { $0.append(event.data) }
+        }
+        // Each connection whose stream began opens before its events and closes once; the 204 opens none.
+        let open = "open 200 text/event-stream"
+        #expect(log.current == [open, "a", "close: failed", open, "b", "close: ended"])
+        #expect(server.requestCount == 3)
+        // Leaving the loop closes the connection, with no failure.
+        log.withLock { $0 = [] }
+        let held = api.get("/held").on(open: { _ in log.withLock { $0.append("open") } })
+            .on(close: { reason in log.withLock { $0.append(reason == nil ? "close: ended" : "close: failed") } })
+        for try await event in held.events() {
+            log.withLock { $0.append(event.data) }
+            break
+        }
+        #expect(await Self.eventually { log.current.count == 3 })
+        #expect(log.current == ["open", "x", "close: ended"])
+    }
+
     func cancelStopsAnExecutedStream() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -875,6 +913,7 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
     case aSilentConnectionFailsWhenNotReconnecting
     case theRequestTimeoutBoundsTheStartOfTheStream
     case handlersSeeEachEventThenTheEnd
+    case openAndCloseHandlersSeeEachConnection
     case cancelStopsAnExecutedStream
     case theCallersLastEventIDIsSentOnTheFirstConnection
     case aFastBacklogIsReadWithoutLossOrRepeats
@@ -927,6 +966,8 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "The request timeout still bounds the wait for the response to begin"
         case .handlersSeeEachEventThenTheEnd:
             "on(event:) handlers see each event across reconnections, then the completion handlers run once"
+        case .openAndCloseHandlersSeeEachConnection:
+            "on(open:) sees each connection's response head before its events, on(close:) its end, once each"
         case .cancelStopsAnExecutedStream:
             "cancel() stops an executed stream: error handlers get cancelled, completion runs once"
         case .theCallersLastEventIDIsSentOnTheFirstConnection:
@@ -972,6 +1013,7 @@ extension EventStreamScenarios {
         case .aSilentConnectionFailsWhenNotReconnecting: try await aSilentConnectionFailsWhenNotReconnecting()
         case .theRequestTimeoutBoundsTheStartOfTheStream: try await theRequestTimeoutBoundsTheStartOfTheStream()
         case .handlersSeeEachEventThenTheEnd: try await handlersSeeEachEventThenTheEnd()
+        case .openAndCloseHandlersSeeEachConnection: try await openAndCloseHandlersSeeEachConnection()
         case .cancelStopsAnExecutedStream: try await cancelStopsAnExecutedStream()
         case .theCallersLastEventIDIsSentOnTheFirstConnection:
             try await theCallersLastEventIDIsSentOnTheFirstConnection()
