@@ -151,8 +151,9 @@ extension SimpleRequest {
     /// reconnection, with the head of its response (status and headers), once it is a `text/event-stream`.
     ///
     /// It runs for every form of the stream (``events()``, ``events(decoding:until:)``,
-    /// ``decodedEvents(of:until:)`` and ``on(event:)``), on the handler queue, before the connection's events reach
-    /// event handlers. A response that opens no stream (an error status, a 204, another content type) does not run it.
+    /// ``decodedEvents(of:until:)`` and ``on(event:)``), on the handler queue: on the default queue and on a serial
+    /// Dispatch queue, before the connection's events reach event handlers. A response that opens no stream (an error
+    /// status, a 204, another content type) does not run it.
     ///
     /// ```swift
     /// api.get("/notifications")
@@ -173,7 +174,7 @@ extension SimpleRequest {
     ///
     /// It runs on the handler queue, once per connection, with `nil` when the server ended the body or the reader
     /// ended the stream (a sentinel, leaving the loop), and otherwise with what ended the connection: a dropped
-    /// connection (``SimpleNetworkingError/transportFailed(_:)``), the idle timeout
+    /// connection (``SimpleNetworkingError/transportFailed(_:attempts:)``), the idle timeout
     /// (``SimpleNetworkingError/eventStreamIdle(seconds:)``), an event too large,
     /// ``SimpleNetworkingError/cancelled``. The stream's own end is the end of the loop, or the completion handlers
     /// of ``on(event:)``.

@@ -738,12 +738,15 @@ struct EventStreamScenarios: Sendable {
         let done = Locked(0)
         api.get("/feed")
             .on(event: { event in log.withLock { $0.append(event.data) } })
+            .on(open: { _ in log.withLock { $0.append("open") } })
+            .on(close: { reason in log.withLock { $0.append(reason == nil ? "close" : "close: failed") } })
             .on(error: { error in log.withLock { $0.append("error \(error)") } })
             .on(completion: { done.withLock { $0 += 1 } })
             .execute(on: api)
         #expect(await Self.eventually { done.current > 0 })
-        // The server's 204 ends the stream normally: no error handler runs, the completion handlers once.
-        #expect(log.current == ["a", "b"])
+        // The connection opens before its events and closes after them; the server's 204 then ends the stream
+        // normally: no error handler runs, the completion handlers once.
+        #expect(log.current == ["open", "a", "b", "close"])
         #expect(done.current == 1)
         #expect(server.requestCount == 2)
     }
