@@ -42,6 +42,8 @@ final class EventStreamSession {
     /// The last event ID when the current connection began: a connection cut for a slow reader resumes only if the
     /// ID moved on since.
     private var idAtConnect = ""
+    /// Whether the open handlers ran for the current connection.
+    private var openAnnounced = false
     /// Whether the close handlers ran for the current connection.
     private var closeAnnounced = false
     private var setAside: SetAsideHandlers?
@@ -91,6 +93,14 @@ final class EventStreamSession {
                 result = .success(try await reader.next())
             } catch {
                 result = .failure(error)
+            }
+            if !openAnnounced, opened.withLock({ $0 }) != nil, let head = reader.head {
+                // The connection's event stream began: announce it, in this task, before any of its events.
+                openAnnounced = true
+                let handlers = request.state.withLock { $0.openHandlers }
+                if !handlers.isEmpty, let queue = client?.configuration.handlerQueue {
+                    await queue.run { for handler in handlers { handler(head) } }
+                }
             }
             switch result {
             case .success(let chunk?):
@@ -151,11 +161,10 @@ final class EventStreamSession {
         self.watchdog = watchdog
         let opened = Locked<Date?>(nil)
         self.opened = opened
+        openAnnounced = false
         closeAnnounced = false
         idAtConnect = parser.lastEventID
         let clock = client.configuration.clock
-        let request = request
-        let queue = client.configuration.handlerQueue
         // A transport that can pause reads no further ahead than the buffer; one that cannot fails the transfer with
         // streamBufferFull when the reader falls that far behind, and the stream reconnects.
         reader = StreamReader(
@@ -164,10 +173,7 @@ final class EventStreamSession {
                 watchdog.headArrived()
                 try Self.check(head)
                 opened.withLock { $0 = clock.now() }
-                // Before the body goes to the reader: on a serial handler queue, before this connection's events.
-                let handlers = request.state.withLock { $0.openHandlers }
-                if !handlers.isEmpty { queue.runSoon { for handler in handlers { handler(head) } } }
-            })
+            }, wakesOnHead: true)
         watchdog.start()
     }
 
@@ -291,7 +297,7 @@ final class EventStreamSession {
 
     /// Runs the close handlers once for the current connection, if its event stream began.
     private func announceClose(_ reason: SimpleNetworkingError?) {
-        guard !closeAnnounced, opened.withLock({ $0 }) != nil else { return }
+        guard openAnnounced, !closeAnnounced else { return }
         closeAnnounced = true
         let handlers = request.state.withLock { $0.closeHandlers }
         guard !handlers.isEmpty, let queue = client?.configuration.handlerQueue else { return }

@@ -151,9 +151,9 @@ extension SimpleRequest {
     /// reconnection, with the head of its response (status and headers), once it is a `text/event-stream`.
     ///
     /// It runs for every form of the stream (``events()``, ``events(decoding:until:)``,
-    /// ``decodedEvents(of:until:)`` and ``on(event:)``), on the handler queue: on the default queue and on a serial
-    /// Dispatch queue, before the connection's events reach event handlers. A response that opens no stream (an error
-    /// status, a 204, another content type) does not run it.
+    /// ``decodedEvents(of:until:)`` and ``on(event:)``), on the handler queue, as soon as the response begins and
+    /// before any of the connection's events is delivered. A response that opens no stream (an error status, a 204,
+    /// another content type) does not run it.
     ///
     /// ```swift
     /// api.get("/notifications")

@@ -756,6 +756,7 @@ struct EventStreamScenarios: Sendable {
         defer { server.shutdown() }
         server.route { request in
             if request.path == "/held" { return .eventStream([.event(data: "x")], ending: .hold) }
+            if request.path == "/silent" { return .eventStream([], ending: .hold) }
             switch request.sequenceNumber {
             case 0: return .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1")], ending: .drop)
             case 1: return .eventStream([.event(data: "b", id: "2")])
@@ -787,6 +788,13 @@ struct EventStreamScenarios: Sendable {
         }
         #expect(await Self.eventually { log.current.count == 3 })
         #expect(log.current == ["open", "x", "close: ended"])
+        // The opening is seen as soon as the response begins, before the server sends anything.
+        let silentOpened = Locked(false)
+        let reading = Task {
+            for try await _ in api.get("/silent").on(open: { _ in silentOpened.withLock { $0 = true } }).events() {}
+        }
+        defer { reading.cancel() }
+        #expect(await Self.eventually { silentOpened.current })
     }
 
     func cancelStopsAnExecutedStream() async throws {
