@@ -68,8 +68,8 @@ public enum SimpleNetworkingError: Error, Sendable {
     /// rather than held in memory. Raise the maximum event size if the server's events are expected to be this large.
     case eventTooLarge(limit: Int)
     /// A 2xx response to an event stream's request was not a `text/event-stream`, so the stream stopped without
-    /// reading its body and without reconnecting; the response carries its status and headers. A 204 No Content is
-    /// one: the server's way to say it has no more events.
+    /// reading its body and without reconnecting; the response carries its status and headers. A 204 No Content,
+    /// the server's way to say it has no more events, is not thrown: it ends the stream normally.
     case notAnEventStream(SimpleResponse)
     /// An event stream's connection sent nothing for `seconds` (the idle timeout of ``EventStreamOptions``) and the
     /// stream does not reconnect, so it stopped.

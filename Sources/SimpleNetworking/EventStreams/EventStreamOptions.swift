@@ -3,10 +3,12 @@ import Foundation
 /// How an event stream reconnects, and what bounds it.
 ///
 /// Set them for every stream of a client with ``SimpleNetworking/Configuration/eventStreams``, or for one request
-/// with ``SimpleRequest/eventStream(_:)``:
+/// with ``SimpleRequest/eventStream(_:)``, or change some of the client's for one request with
+/// ``SimpleRequest/eventStream(editing:)``:
 ///
 /// ```swift
 /// api.post("/jobs/42/progress").eventStream(EventStreamOptions(reconnects: true, idleTimeout: 60))
+/// api.get("/feed").eventStream(editing: { $0.reconnects = false })
 /// ```
 public struct EventStreamOptions: Sendable, Hashable {
     /// Whether the stream reconnects when its connection ends, as a browser's `EventSource` does; `nil` (the

@@ -42,6 +42,10 @@ final class EventStreamSession {
     /// The last event ID when the current connection began: a connection cut for a slow reader resumes only if the
     /// ID moved on since.
     private var idAtConnect = ""
+    /// Whether the open handlers ran for the current connection.
+    private var openAnnounced = false
+    /// Whether the close handlers ran for the current connection.
+    private var closeAnnounced = false
     private var setAside: SetAsideHandlers?
 
     /// The handlers that would run at the end of each connection's execution.
@@ -56,6 +60,8 @@ final class EventStreamSession {
     }
 
     deinit {
+        // The reader left the loop: the connection closes with the session.
+        if reader != nil { announceClose(nil) }
         watchdog?.stop()
         restoreHandlers()
     }
@@ -76,7 +82,7 @@ final class EventStreamSession {
             }
             if let failure {
                 self.failure = nil
-                close()
+                close(reason: failure)
                 throw failure
             }
             if ended { return nil }
@@ -87,6 +93,14 @@ final class EventStreamSession {
                 result = .success(try await reader.next())
             } catch {
                 result = .failure(error)
+            }
+            if !openAnnounced, opened.withLock({ $0 }) != nil, let head = reader.head {
+                // The connection's event stream began: announce it, in this task, before any of its events.
+                openAnnounced = true
+                let handlers = request.state.withLock { $0.openHandlers }
+                if !handlers.isEmpty, let queue = client?.configuration.handlerQueue {
+                    await queue.run { for handler in handlers { handler(head) } }
+                }
             }
             switch result {
             case .success(let chunk?):
@@ -105,7 +119,9 @@ final class EventStreamSession {
     }
 
     /// Ends the stream: closes the connection (if one is open) and puts the request's handlers back.
-    func close() {
+    /// - Parameter reason: What the close handlers of an open connection get; `nil` when the reader ended it.
+    func close(reason: SimpleNetworkingError? = nil) {
+        if reader != nil { announceClose(reason) }
         ended = true
         watchdog?.stop()
         watchdog = nil
@@ -145,6 +161,8 @@ final class EventStreamSession {
         self.watchdog = watchdog
         let opened = Locked<Date?>(nil)
         self.opened = opened
+        openAnnounced = false
+        closeAnnounced = false
         idAtConnect = parser.lastEventID
         let clock = client.configuration.clock
         // A transport that can pause reads no further ahead than the buffer; one that cannot fails the transfer with
@@ -155,7 +173,7 @@ final class EventStreamSession {
                 watchdog.headArrived()
                 try Self.check(head)
                 opened.withLock { $0 = clock.now() }
-            })
+            }, wakesOnHead: true)
         watchdog.start()
     }
 
@@ -176,10 +194,9 @@ final class EventStreamSession {
             state.handlers.completionHandlers = []
             state.parts.unboundedBody = true
             if state.parts.headers["Accept"] == nil { state.parts.headers["Accept"] = "text/event-stream" }
-            return (
-                state.eventStreamOptions ?? client.configuration.eventStreams, state.parts.method, handlers,
-                state.parts.headers["Last-Event-ID"]
-            )
+            var options = state.eventStreamOptions ?? client.configuration.eventStreams
+            for edit in state.eventStreamEdits { edit(&options) }
+            return (options, state.parts.method, handlers, state.parts.headers["Last-Event-ID"])
         }
         setAside = handlers
         self.options = options
@@ -191,7 +208,7 @@ final class EventStreamSession {
     }
 
     /// Refuses a 2xx response that is not an event stream, 204 No Content included: the server's way to say it has
-    /// no more events, which stops the stream as it stops a browser's `EventSource`.
+    /// no more events, which ``connectionEnded(with:)`` turns into the stream's normal end.
     private static func check(_ head: SimpleResponse) throws(SimpleNetworkingError) {
         guard head.statusCode != 204, isEventStream(head) else { throw .notAnEventStream(head) }
     }
@@ -220,9 +237,16 @@ final class EventStreamSession {
             case .idle:
                 failure = .eventStreamIdle(seconds: options.idleTimeout ?? 0)
             case nil:
+                announceClose(.cancelled)
                 close()
                 throw .cancelled
             }
+        }
+        announceClose(failure)
+        if case .notAnEventStream(let response)? = failure, response.statusCode == 204 {
+            // The server's "no more events": the stream ends normally and does not reconnect.
+            close()
+            return
         }
         let dropped: Bool
         var overflowed = false
@@ -271,6 +295,15 @@ final class EventStreamSession {
         wait = options.backoff.wait(afterShortConnections: shortConnections, retryTime: retryTime, random: random)
     }
 
+    /// Runs the close handlers once for the current connection, if its event stream began.
+    private func announceClose(_ reason: SimpleNetworkingError?) {
+        guard openAnnounced, !closeAnnounced else { return }
+        closeAnnounced = true
+        let handlers = request.state.withLock { $0.closeHandlers }
+        guard !handlers.isEmpty, let queue = client?.configuration.handlerQueue else { return }
+        queue.runSoon { for handler in handlers { handler(reason) } }
+    }
+
     /// Puts the handlers set aside back on the request, once.
     private func restoreHandlers() {
         guard let handlers = setAside.take() else { return }
@@ -280,5 +313,12 @@ final class EventStreamSession {
             state.handlers.completionHandlers = handlers.completion + state.handlers.completionHandlers
             state.parts.unboundedBody = false
         }
+    }
+}
+
+extension HandlerQueue {
+    /// Runs `job` right here on ``background``, else schedules it: jobs keep their order on a serial queue.
+    func runSoon(_ job: @escaping @Sendable () -> Void) {
+        if runsHandlersInExecution { job() } else { schedule(job) }
     }
 }

@@ -27,9 +27,10 @@ extension SimpleRequest {
     /// random source, ``RetryPolicy/maximumAttempts``, the deadline of ``deadline(_:)``); when the policy gives up,
     /// the sequence throws the failure. A stream that does not reconnect ends when its body ends.
     ///
-    /// It throws the error of a non-2xx response (``SimpleNetworkingError/unacceptableStatus(_:)``),
-    /// ``SimpleNetworkingError/notAnEventStream(_:)`` for a 2xx response that is not `text/event-stream` (a 204 No
-    /// Content, the server's way to say it has no more events, included), ``SimpleNetworkingError/eventTooLarge(limit:)``,
+    /// A 204 No Content, the server's way to say it has no more events, ends the stream normally: the sequence
+    /// ends and does not reconnect. It throws the error of a non-2xx response
+    /// (``SimpleNetworkingError/unacceptableStatus(_:)``), ``SimpleNetworkingError/notAnEventStream(_:)`` for
+    /// another 2xx response that is not `text/event-stream`, ``SimpleNetworkingError/eventTooLarge(limit:)``,
     /// ``SimpleNetworkingError/eventStreamIdle(seconds:)`` when a stream that does not reconnect goes silent, and
     /// the failure of the last connection when it gives up. Up to ``EventStreamOptions/bufferSize`` (8 MiB) of the
     /// body waits for a reader that falls behind: a transport that can pause (the AsyncHTTPClient engine) reads no
@@ -65,17 +66,65 @@ extension SimpleRequest {
         DecodedEventStream(request: self, sentinel: sentinel)
     }
 
+    /// The request's response as a stream of server-sent events whose data is JSON, each decoded as `type` with the
+    /// client's decoder and kept with the event's type and ID; see ``events()``.
+    ///
+    /// For APIs that tell their payloads apart by the `event` field, where ``events(decoding:until:)``, which yields
+    /// the values alone, cannot tell them apart:
+    ///
+    /// ```swift
+    /// for try await event in api.post("/chat").body(json: question).decodedEvents(of: Token.self, until: "[DONE]") {
+    ///     switch event.type {
+    ///     case "delta": print(event.value.text, terminator: "")
+    ///     default: break
+    ///     }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - type: The type of each event's data; an enum with a decoding initializer of its own reads payloads of
+    ///     several shapes.
+    ///   - sentinel: Data that ends the stream instead of being decoded, such as `"[DONE]"`; the connection is closed
+    ///     and the sequence ends. `nil` (the default) for none.
+    /// - Returns: The decoded events, in order. An event whose data does not decode throws
+    ///   ``SimpleNetworkingError/decodingFailed(type:reason:response:)`` and closes the connection.
+    public func decodedEvents<Value: Decodable>(of type: Value.Type, until sentinel: String? = nil)
+        -> DecodedEvents<Value>
+    {
+        DecodedEvents(request: self, sentinel: sentinel)
+    }
+
     /// Sets how this request's event stream reconnects and what bounds it, instead of the client's
-    /// ``SimpleNetworking/Configuration/eventStreams``.
+    /// ``SimpleNetworking/Configuration/eventStreams``: every option, those left out taking their defaults, not the
+    /// client's. To change only some of the client's options, edit them with ``eventStream(editing:)``.
     ///
     /// ```swift
     /// api.post("/jobs").body(json: job).eventStream(EventStreamOptions(reconnects: true)).events()
     /// ```
-    /// - Parameter options: The options.
+    /// - Parameter options: The options; they replace any that an earlier call set or edited.
     /// - Returns: This request.
     @discardableResult
     public func eventStream(_ options: EventStreamOptions) -> Self {
-        update { $0.eventStreamOptions = options }
+        update { state in
+            state.eventStreamOptions = options
+            state.eventStreamEdits = []
+        }
+    }
+
+    /// Changes some of the event stream options for this request, starting from the client's
+    /// ``SimpleNetworking/Configuration/eventStreams``: what the edit leaves alone stays as the client set it.
+    ///
+    /// ```swift
+    /// // The client's idle timeout and event size limit, without reconnecting.
+    /// api.get("/feed").eventStream(editing: { $0.reconnects = false }).events()
+    /// ```
+    ///
+    /// The edit runs when the stream starts, on the options of the client that runs it (or those an earlier
+    /// ``eventStream(_:)`` set), after the edits of earlier calls.
+    /// - Parameter edit: Changes a copy of the options.
+    /// - Returns: This request.
+    @discardableResult
+    public func eventStream(editing edit: @escaping @Sendable (inout EventStreamOptions) -> Void) -> Self {
+        update { $0.eventStreamEdits.append(edit) }
     }
 
     /// Adds a handler for each server-sent event of the response: ``execute(on:)`` then runs the request as an
@@ -96,6 +145,44 @@ extension SimpleRequest {
     @discardableResult
     public func on(event handler: @escaping @Sendable (ServerSentEvent) -> Void) -> Self {
         update { $0.eventHandlers.append(handler) }
+    }
+
+    /// Adds a handler for the opening of each connection of the request's event stream: the first and each
+    /// reconnection, with the head of its response (status and headers), once it is a `text/event-stream`.
+    ///
+    /// It runs for every form of the stream (``events()``, ``events(decoding:until:)``,
+    /// ``decodedEvents(of:until:)`` and ``on(event:)``), on the handler queue, as soon as the response begins and
+    /// before any of the connection's events is delivered. A response that opens no stream (an error status, a 204,
+    /// another content type) does not run it.
+    ///
+    /// ```swift
+    /// api.get("/notifications")
+    ///     .on(open: { response in print("connected:", response.statusCode) })
+    ///     .on(close: { reason in print("disconnected:", reason.map { "\($0)" } ?? "ended") })
+    ///     .on(event: { event in print(event.data) })
+    ///     .execute(on: api)
+    /// ```
+    /// - Parameter handler: Called with each connection's response head.
+    /// - Returns: This request.
+    @discardableResult
+    public func on(open handler: @escaping @Sendable (SimpleResponse) -> Void) -> Self {
+        update { $0.openHandlers.append(handler) }
+    }
+
+    /// Adds a handler for the end of each connection that ``on(open:)`` announced, whether the stream then
+    /// reconnects or stops.
+    ///
+    /// It runs on the handler queue, once per connection, with `nil` when the server ended the body or the reader
+    /// ended the stream (a sentinel, leaving the loop), and otherwise with what ended the connection: a dropped
+    /// connection (``SimpleNetworkingError/transportFailed(_:attempts:)``), the idle timeout
+    /// (``SimpleNetworkingError/eventStreamIdle(seconds:)``), an event too large,
+    /// ``SimpleNetworkingError/cancelled``. The stream's own end is the end of the loop, or the completion handlers
+    /// of ``on(event:)``.
+    /// - Parameter handler: Called when a connection ends, with what ended it.
+    /// - Returns: This request.
+    @discardableResult
+    public func on(close handler: @escaping @Sendable (SimpleNetworkingError?) -> Void) -> Self {
+        update { $0.closeHandlers.append(handler) }
     }
 
     /// Runs the request as an event stream for its event handlers, unless one is running already.

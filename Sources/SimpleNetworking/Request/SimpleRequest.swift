@@ -322,8 +322,15 @@ extension SimpleRequest {
         var reauthenticationStatuses: Set<Int> = []
         /// The event stream settings this request asked for (``SimpleRequest/eventStream(_:)``).
         var eventStreamOptions: EventStreamOptions?
+        /// The changes this request makes to its event stream settings, in order, after `eventStreamOptions` (or the
+        /// client's) are taken.
+        var eventStreamEdits: [@Sendable (inout EventStreamOptions) -> Void] = []
         /// The handlers of ``SimpleRequest/on(event:)``.
         var eventHandlers: [@Sendable (ServerSentEvent) -> Void] = []
+        /// The handlers of ``SimpleRequest/on(open:)``.
+        var openHandlers: [@Sendable (SimpleResponse) -> Void] = []
+        /// The handlers of ``SimpleRequest/on(close:)``.
+        var closeHandlers: [@Sendable (SimpleNetworkingError?) -> Void] = []
 
         init(method: HTTPMethod, target: Target) {
             parts = Parts(method: method, target: target)

@@ -206,14 +206,21 @@ final class StreamReader: Sendable {
     private let request: SimpleRequest
     private let bufferSize: Int
     private let checkHead: ResponseStream.HeadCheck?
+    private let wakesOnHead: Bool
     private let state = Locked(State())
 
-    /// - Parameter checkHead: Sees the head of the 2xx response before its body, and may refuse it (an event stream
-    ///   refuses a body that is not `text/event-stream`).
-    init(request: SimpleRequest, bufferSize: Int, checkHead: ResponseStream.HeadCheck? = nil) {
+    /// - Parameters:
+    ///   - checkHead: Sees the head of the 2xx response before its body, and may refuse it (an event stream
+    ///     refuses a body that is not `text/event-stream`).
+    ///   - wakesOnHead: Whether ``next()`` returns an empty piece once a head passed `checkHead`, before the body, so
+    ///     that the reader learns of the response without waiting for its first bytes (an event stream's opening).
+    init(
+        request: SimpleRequest, bufferSize: Int, checkHead: ResponseStream.HeadCheck? = nil, wakesOnHead: Bool = false
+    ) {
         self.request = request
         self.bufferSize = bufferSize
         self.checkHead = checkHead
+        self.wakesOnHead = wakesOnHead
     }
 
     /// The head of the 2xx response whose body the stream reads, once it has arrived.
@@ -235,7 +242,7 @@ final class StreamReader: Sendable {
     private func start() throws(SimpleNetworkingError) -> ResponseStream {
         let (stream, isNew) = state.withLock { state -> (ResponseStream, Bool) in
             if let stream = state.stream { return (stream, false) }
-            let stream = ResponseStream(capacity: bufferSize, checkHead: checkHead)
+            let stream = ResponseStream(capacity: bufferSize, checkHead: checkHead, wakesOnHead: wakesOnHead)
             state.stream = stream
             return (stream, true)
         }
@@ -285,14 +292,17 @@ final class ResponseStream: ResponseDestination {
 
     private let capacity: Int
     private let checkHead: HeadCheck?
+    private let wakesOnHead: Bool
     private let state = Locked(State())
 
     /// - Parameters:
     ///   - capacity: The most bytes held for a slow reader.
     ///   - checkHead: Sees the head of a 2xx response before its body.
-    init(capacity: Int, checkHead: HeadCheck? = nil) {
+    ///   - wakesOnHead: Whether the reader gets an empty piece once a head passed `checkHead`, before the body.
+    init(capacity: Int, checkHead: HeadCheck? = nil, wakesOnHead: Bool = false) {
         self.capacity = capacity
         self.checkHead = checkHead
+        self.wakesOnHead = wakesOnHead
     }
 
     /// The head of the latest 2xx response whose body comes to this stream.
@@ -304,6 +314,15 @@ final class ResponseStream: ResponseDestination {
     func begin(_ head: SimpleResponse) throws(SimpleNetworkingError) {
         state.withLock { $0.head = head }
         try checkHead?(head)
+        guard wakesOnHead else { return }
+        // An empty piece: it starts nothing (a retry may still send the request again) and takes no room.
+        let reader = state.withLock { state -> CheckedContinuation<Result<Data?, SimpleNetworkingError>, Never>? in
+            guard state.end == nil else { return nil }
+            if let reader = state.reader.take() { return reader }
+            state.chunks.append(Data())
+            return nil
+        }
+        reader?.resume(returning: .success(Data()))
     }
 
     func write(_ bytes: Data) throws(SimpleNetworkingError) {

@@ -31,6 +31,28 @@ func streamAnswer(
 }
 // DOC-SAMPLE-END
 
+// DOC-SAMPLE: ServerSentEvents/typedChat
+struct ChatUpdate: Decodable {
+    var text: String?
+    var reason: String?
+}
+
+func streamAnswerAndReason(to question: String, on api: SimpleNetworking) async throws -> (String, String?) {
+    var answer = ""
+    let updates = api.post("/v1/messages")
+        .body(json: ChatRequest(model: "small", messages: [question]))
+        .decodedEvents(of: ChatUpdate.self)
+    for try await update in updates {
+        switch update.type {  // the event's `event:` field; update.id is its ID
+        case "delta": answer += update.value.text ?? ""
+        case "stop": return (answer, update.value.reason)
+        default: continue  // "ping" and types added later
+        }
+    }
+    return (answer, nil)
+}
+// DOC-SAMPLE-END
+
 // DOC-SAMPLE: ServerSentEvents/feed
 func followNotifications(on api: SimpleNetworking) async throws {
     for try await event in api.get("/notifications").events() {
@@ -49,9 +71,12 @@ func eventStreamOptionsSample(baseURL: URL) -> SimpleNetworking {
     configuration.eventStreams = EventStreamOptions(reconnectionTime: 5, idleTimeout: 120)
     let api = SimpleNetworking(baseURL: baseURL, configuration: configuration)
 
-    // One request: a POST that reconnects, with a larger event limit.
+    // One request: a POST that reconnects, with a larger event limit; the client's other options stay.
     let jobs = api.post("/jobs/42/watch")
-        .eventStream(EventStreamOptions(reconnects: true, maximumEventSize: 4 * 1024 * 1024))
+        .eventStream(editing: { options in
+            options.reconnects = true
+            options.maximumEventSize = 4 * 1024 * 1024
+        })
         .events()
     // DOC-SAMPLE-END
     _ = jobs
@@ -87,6 +112,17 @@ func connectionsPerHostSample(baseURL: URL) -> SimpleNetworking {
     return api
 }
 
+// DOC-SAMPLE: ServerSentEvents/lifecycle
+func followWithStatus(on api: SimpleNetworking, show: @escaping @Sendable (String) -> Void) async throws {
+    let feed = api.get("/notifications")
+        .on(open: { response in show("connected (\(response.statusCode))") })
+        .on(close: { reason in show("disconnected: \(reason.map { "\($0)" } ?? "the server ended the body")") })
+    for try await event in feed.events() {
+        show(event.data)
+    }
+}
+// DOC-SAMPLE-END
+
 func eventHandlersSample(api: SimpleNetworking) {
     // DOC-SAMPLE: ServerSentEvents/handlers
     let request = api.get("/notifications")
@@ -119,12 +155,10 @@ struct EventStreamSampleTests {
         let api = SimpleNetworking(baseURL: server.baseURL)
         defer { api.close() }
         var received: [String] = []
-        let end = await #expect(throws: SimpleNetworkingError.self) {
-            for try await event in api.get("/feed").events() {
-                received.append(event.data)
-            }
+        // The server's 204 (no more events) ends the loop normally.
+        for try await event in api.get("/feed").events() {
+            received.append(event.data)
         }
-        #expect(end?.response?.statusCode == 204)  // the server has no more events
         #expect(received == ["first", "second"])
         #expect(server.requests.map(\.lastEventID) == [nil, "1", "2"])
     }
@@ -156,6 +190,40 @@ struct EventStreamSampleTests {
         defer { api.close() }
         #expect(api.configuration.maximumConnectionsPerHost == 16)
         _ = reconnectionBackoffSample(api: api)
+    }
+
+    @Test("The typed chat sample tells the events apart by their type")
+    func typedChatSample() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .eventStream(
+                [
+                    .event(data: #"{"text":"Hi "}"#, type: "delta"), .event(data: "{}", type: "ping"),
+                    .event(data: #"{"text":"there"}"#, id: "2", type: "delta"),
+                    .event(data: #"{"reason":"end_turn"}"#, type: "stop"),
+                ],
+                ending: .hold)
+        }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let (answer, reason) = try await streamAnswerAndReason(to: "hello", on: api)
+        #expect(answer == "Hi there")
+        #expect(reason == "end_turn")
+    }
+
+    @Test("The lifecycle sample shows each connection's opening and end around its events")
+    func lifecycleSample() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.sequenceNumber == 0 ? .eventStream([.retry(milliseconds: 10), .event(data: "hi")]) : .status(204)
+        }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let shown = Locked<[String]>([])
+        try await followWithStatus(on: api) { line in shown.withLock { $0.append(line) } }
+        #expect(shown.current == ["connected (200)", "hi", "disconnected: the server ended the body"])
     }
 
     @Test("The chat sample streams the answer and stops at [DONE]")

@@ -79,6 +79,42 @@ struct EventStreamScenarios: Sendable {
         #expect(server.requestCount == 1)
     }
 
+    func decodedEventsKeepTheirTypeAndID() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in
+            .eventStream(
+                [
+                    .event(data: #"{"text":"Hel"}"#, id: "1", type: "delta"), .event(data: #"{"text":"lo"}"#),
+                    .event(data: #"{"text":"end"}"#, id: "2", type: "stop"), .event(data: "[DONE]", type: "stop"),
+                    .event(data: "not json"),
+                ],
+                ending: .hold)
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        var events: [DecodedEvent<ChatToken>] = []
+        for try await event in api.get("/chat").decodedEvents(of: ChatToken.self, until: "[DONE]") {
+            events.append(event)
+        }
+        #expect(
+            events == [
+                DecodedEvent(value: ChatToken(text: "Hel"), type: "delta", id: "1"),
+                DecodedEvent(value: ChatToken(text: "lo"), type: "message", id: "1"),
+                DecodedEvent(value: ChatToken(text: "end"), type: "stop", id: "2"),
+            ])
+        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        // Data that does not decode throws, with the response, as the values-only form does.
+        server.route { _ in .eventStream([.event(data: "not json", type: "delta")], ending: .hold) }
+        let failure = await Self.failure { for try await _ in api.get("/chat").decodedEvents(of: ChatToken.self) {} }
+        guard case .decodingFailed(let type, _, let response)? = failure else {
+            Issue.record("expected decodingFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(type == "ChatToken")
+        #expect(response?.statusCode == 200)
+    }
+
     func dataThatDoesNotDecodeThrows() async throws {
         let server = try MockServer()
         defer { server.shutdown() }
@@ -314,8 +350,9 @@ struct EventStreamScenarios: Sendable {
         let options = EventStreamOptions(bufferSize: 16 * 1024)
         var ids: [Int] = []
         let failure = await Self.readSlowly(api.get("/feed").eventStream(options).events(), into: &ids)
-        guard case .notAnEventStream(let response)? = failure, response.statusCode == 204 else {
-            Issue.record("expected the server's 204, got \(String(describing: failure)) after \(ids.count) events")
+        // The server's 204 ended the stream normally.
+        guard failure == nil else {
+            Issue.record("expected the normal end, got \(String(describing: failure)) after \(ids.count) events")
             return
         }
         // Every event once, in order.
@@ -374,9 +411,9 @@ struct EventStreamScenarios: Sendable {
         let failure = await Self.readSlowly(api.get("/feed").eventStream(options).events(), into: &numbers)
         #expect(numbers == (0..<numbers.count).map { $0 + 1 })
         if transportPauses {
-            // Read with backpressure: the whole backlog, then the server's 204.
+            // Read with backpressure: the whole backlog, then the server's 204, which ends the stream normally.
             #expect(numbers.count == total)
-            #expect(failure?.response?.statusCode == 204, "\(String(describing: failure))")
+            #expect(failure == nil, "\(String(describing: failure))")
             #expect(server.requestCount == 2)
         } else {
             // Without an ID, a reconnection would start the backlog again: the stream stops instead.
@@ -445,14 +482,13 @@ struct EventStreamScenarios: Sendable {
         defer { api.close() }
         var count = 0
         let failure = await Self.failure { for try await _ in api.get("/feed").events() { count += 1 } }
-        guard case .notAnEventStream(let response)? = failure else {
-            Issue.record("expected notAnEventStream, got \(String(describing: failure))")
-            return
-        }
-        #expect(response.statusCode == 204)
-        #expect(failure?.description.contains("no more events") == true)
+        #expect(failure == nil, "\(String(describing: failure))")
         #expect(count == 0)
         #expect(server.requestCount == 1)
+        // The typed form ends normally too, and so does a stream that has had events.
+        let typed = await Self.failure { for try await _ in api.get("/feed").events(decoding: ChatToken.self) {} }
+        #expect(typed == nil, "\(String(describing: typed))")
+        #expect(server.requestCount == 2)
     }
 
     func stopsOnAStatusOutside2xx() async throws {
@@ -547,6 +583,52 @@ struct EventStreamScenarios: Sendable {
         #expect(limit == 64)
         #expect(await Self.eventually { server.openConnectionCount == 0 })
         #expect(server.requestCount == 1)
+    }
+
+    func aRequestsEditsStartFromTheClientsOptions() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let big = String(repeating: "x", count: 500)
+        server.route { request in
+            request.path == "/big"
+                ? .eventStream([.event(data: "small"), .event(data: big)], ending: .hold)
+                : .eventStream([.event(data: "a", id: "1")])
+        }
+        let api = makeClient(server) { $0.eventStreams = EventStreamOptions(maximumEventSize: 100) }
+        defer { api.close() }
+        // Only reconnects changes: the client's event size limit stays.
+        var data: [String] = []
+        let failure = await Self.failure {
+            for try await event in api.get("/big").eventStream(editing: { $0.reconnects = false }).events() {
+                data.append(event.data)
+            }
+        }
+        #expect(data == ["small"])
+        guard case .eventTooLarge(let limit)? = failure else {
+            Issue.record("expected eventTooLarge, got \(String(describing: failure))")
+            return
+        }
+        #expect(limit == 100)
+        // The edit applies: a GET whose body ends does not reconnect.
+        var short: [String] = []
+        for try await event in api.get("/short").eventStream(editing: { $0.reconnects = false }).events() {
+            short.append(event.data)
+        }
+        #expect(short == ["a"])
+        #expect(server.requests.filter { $0.path == "/short" }.count == 1)
+        // Edits apply after options set with eventStream(_:), in order.
+        let composed = await Self.failure {
+            let request = api.get("/big").eventStream(EventStreamOptions(maximumEventSize: 50))
+                .eventStream(editing: { $0.reconnects = true })
+                .eventStream(editing: { $0.reconnects = false })
+            for try await _ in request.events() {}
+        }
+        guard case .eventTooLarge(let composedLimit)? = composed else {
+            Issue.record("expected eventTooLarge, got \(String(describing: composed))")
+            return
+        }
+        #expect(composedLimit == 50)
+        #expect(server.requestCount == 3)
     }
 
     func theAttemptTimeoutDoesNotEndAHealthyStream() async throws {
@@ -656,14 +738,63 @@ struct EventStreamScenarios: Sendable {
         let done = Locked(0)
         api.get("/feed")
             .on(event: { event in log.withLock { $0.append(event.data) } })
-            .on(error: { error in log.withLock { $0.append(error.response?.statusCode == 204 ? "204" : "error") } })
+            .on(open: { _ in log.withLock { $0.append("open") } })
+            .on(close: { reason in log.withLock { $0.append(reason == nil ? "close" : "close: failed") } })
+            .on(error: { error in log.withLock { $0.append("error \(error)") } })
             .on(completion: { done.withLock { $0 += 1 } })
             .execute(on: api)
         #expect(await Self.eventually { done.current > 0 })
-        // The server's 204 stops the stream: the error handlers see it once, at the end.
-        #expect(log.current == ["a", "b", "204"])
+        // The connection opens before its events and closes after them; the server's 204 then ends the stream
+        // normally: no error handler runs, the completion handlers once.
+        #expect(log.current == ["open", "a", "b", "close"])
         #expect(done.current == 1)
         #expect(server.requestCount == 2)
+    }
+
+    func openAndCloseHandlersSeeEachConnection() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            if request.path == "/held" { return .eventStream([.event(data: "x")], ending: .hold) }
+            if request.path == "/silent" { return .eventStream([], ending: .hold) }
+            switch request.sequenceNumber {
+            case 0: return .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1")], ending: .drop)
+            case 1: return .eventStream([.event(data: "b", id: "2")])
+            default: return .status(204)
+            }
+        }
+        let api = makeClient(server)
+        defer { api.close() }
+        let log = Locked<[String]>([])
+        let request = api.get("/feed")
+            .on(open: { response in
+                log.withLock { $0.append("open \(response.statusCode) \(response.headers["Content-Type"] ?? "-")") }
+            })
+            .on(close: { reason in log.withLock { $0.append(reason == nil ? "close: ended" : "close: failed") } })
+        for try await event in request.events() {
+            log.withLock { $0.append(event.data) }
+        }
+        // Each connection whose stream began opens before its events and closes once; the 204 opens none.
+        let open = "open 200 text/event-stream"
+        #expect(log.current == [open, "a", "close: failed", open, "b", "close: ended"])
+        #expect(server.requestCount == 3)
+        // Leaving the loop closes the connection, with no failure.
+        log.withLock { $0 = [] }
+        let held = api.get("/held").on(open: { _ in log.withLock { $0.append("open") } })
+            .on(close: { reason in log.withLock { $0.append(reason == nil ? "close: ended" : "close: failed") } })
+        for try await event in held.events() {
+            log.withLock { $0.append(event.data) }
+            break
+        }
+        #expect(await Self.eventually { log.current.count == 3 })
+        #expect(log.current == ["open", "x", "close: ended"])
+        // The opening is seen as soon as the response begins, before the server sends anything.
+        let silentOpened = Locked(false)
+        let reading = Task {
+            for try await _ in api.get("/silent").on(open: { _ in silentOpened.withLock { $0 = true } }).events() {}
+        }
+        defer { reading.cancel() }
+        #expect(await Self.eventually { silentOpened.current })
     }
 
     func cancelStopsAnExecutedStream() async throws {
@@ -711,22 +842,16 @@ struct EventStreamScenarios: Sendable {
         return false
     }
 
-    /// The events of `stream` until the server's 204 No Content stops it, the end these servers give: a stream that
-    /// ends otherwise, or fails with another error, fails the test.
+    /// The events of `stream` until it ends normally, as the server's 204 No Content ends it (the end these servers
+    /// give); a stream that fails throws its error.
     static func untilNoContent(
         _ stream: EventStream, onEach: (ServerSentEvent) -> Void = { _ in }
     ) async throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        do throws(SimpleNetworkingError) {
-            for try await event in stream {
-                events.append(event)
-                onEach(event)
-            }
-        } catch {
-            guard case .notAnEventStream(let response) = error, response.statusCode == 204 else { throw error }
-            return events
+        for try await event in stream {
+            events.append(event)
+            onEach(event)
         }
-        Issue.record("the stream ended without the server's 204")
         return events
     }
 
@@ -763,7 +888,7 @@ struct ChatPrompt: Codable, Sendable {
 }
 
 /// A streamed chat's piece of answer.
-struct ChatToken: Codable, Sendable {
+struct ChatToken: Codable, Sendable, Hashable {
     var text: String
 }
 
@@ -779,6 +904,7 @@ extension RecordedRequest {
 enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
     case deliversEventsInOrder
     case decodesJSONUntilTheSentinel
+    case decodedEventsKeepTheirTypeAndID
     case dataThatDoesNotDecodeThrows
     case reconnectsWithLastEventIDAfterTheRetryTime
     case anIDThatIsNoHeaderValueIsNotSent
@@ -792,11 +918,13 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
     case leavingTheLoopClosesTheConnection
     case cancellingTheTaskClosesTheConnection
     case anEventPastTheMaximumSizeThrows
+    case aRequestsEditsStartFromTheClientsOptions
     case theAttemptTimeoutDoesNotEndAHealthyStream
     case aSilentConnectionIsClosedAndReconnected
     case aSilentConnectionFailsWhenNotReconnecting
     case theRequestTimeoutBoundsTheStartOfTheStream
     case handlersSeeEachEventThenTheEnd
+    case openAndCloseHandlersSeeEachConnection
     case cancelStopsAnExecutedStream
     case theCallersLastEventIDIsSentOnTheFirstConnection
     case aFastBacklogIsReadWithoutLossOrRepeats
@@ -812,6 +940,8 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "Events arrive in order, with ids, types and multi-line data; the request accepts them"
         case .decodesJSONUntilTheSentinel:
             "A POST with a JSON body decodes each event with the client's decoder and ends on [DONE], closing it"
+        case .decodedEventsKeepTheirTypeAndID:
+            "decodedEvents(of:until:) yields each decoded value with its event type and ID, and ends on the sentinel"
         case .dataThatDoesNotDecodeThrows:
             "Data that does not decode throws decodingFailed with the response and closes the connection"
         case .reconnectsWithLastEventIDAfterTheRetryTime:
@@ -826,7 +956,7 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "Reconnections that keep failing stop at the policy's attempt limit with the transport failure"
         case .reauthenticatesOnA401WhileReconnecting:
             "A 401 while reconnecting re-authenticates once through execute(request:) and resumes from Last-Event-ID"
-        case .stopsOnNoContent: "A 204 stops the stream with notAnEventStream, which carries it, and does not reconnect"
+        case .stopsOnNoContent: "A 204 (no more events) ends the stream normally, without an error or a reconnection"
         case .stopsOnAStatusOutside2xx:
             "A status outside 2xx stops the stream with unacceptableStatus and no reconnection"
         case .stopsOnAResponseThatIsNotAnEventStream:
@@ -836,6 +966,8 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "Cancelling the reading task throws cancelled and closes the connection"
         case .anEventPastTheMaximumSizeThrows:
             "An event past the maximum size throws eventTooLarge after the events before it and closes the connection"
+        case .aRequestsEditsStartFromTheClientsOptions:
+            "eventStream(editing:) changes only what it edits of the client's options, after eventStream(_:)"
         case .theAttemptTimeoutDoesNotEndAHealthyStream: "A stream that outlasts the attempt timeout is not ended by it"
         case .aSilentConnectionIsClosedAndReconnected:
             "A connection silent for the idle timeout is closed and the stream reconnects with Last-Event-ID"
@@ -845,6 +977,8 @@ enum EventStreamScenario: CaseIterable, Sendable, CustomTestStringConvertible {
             "The request timeout still bounds the wait for the response to begin"
         case .handlersSeeEachEventThenTheEnd:
             "on(event:) handlers see each event across reconnections, then the completion handlers run once"
+        case .openAndCloseHandlersSeeEachConnection:
+            "on(open:) sees each connection's response head before its events, on(close:) its end, once each"
         case .cancelStopsAnExecutedStream:
             "cancel() stops an executed stream: error handlers get cancelled, completion runs once"
         case .theCallersLastEventIDIsSentOnTheFirstConnection:
@@ -869,6 +1003,7 @@ extension EventStreamScenarios {
         switch scenario {
         case .deliversEventsInOrder: try await deliversEventsInOrder()
         case .decodesJSONUntilTheSentinel: try await decodesJSONUntilTheSentinel()
+        case .decodedEventsKeepTheirTypeAndID: try await decodedEventsKeepTheirTypeAndID()
         case .dataThatDoesNotDecodeThrows: try await dataThatDoesNotDecodeThrows()
         case .reconnectsWithLastEventIDAfterTheRetryTime: try await reconnectsWithLastEventIDAfterTheRetryTime()
         case .anIDThatIsNoHeaderValueIsNotSent: try await anIDThatIsNoHeaderValueIsNotSent()
@@ -883,11 +1018,13 @@ extension EventStreamScenarios {
         case .leavingTheLoopClosesTheConnection: try await leavingTheLoopClosesTheConnection()
         case .cancellingTheTaskClosesTheConnection: try await cancellingTheTaskClosesTheConnection()
         case .anEventPastTheMaximumSizeThrows: try await anEventPastTheMaximumSizeThrows()
+        case .aRequestsEditsStartFromTheClientsOptions: try await aRequestsEditsStartFromTheClientsOptions()
         case .theAttemptTimeoutDoesNotEndAHealthyStream: try await theAttemptTimeoutDoesNotEndAHealthyStream()
         case .aSilentConnectionIsClosedAndReconnected: try await aSilentConnectionIsClosedAndReconnected()
         case .aSilentConnectionFailsWhenNotReconnecting: try await aSilentConnectionFailsWhenNotReconnecting()
         case .theRequestTimeoutBoundsTheStartOfTheStream: try await theRequestTimeoutBoundsTheStartOfTheStream()
         case .handlersSeeEachEventThenTheEnd: try await handlersSeeEachEventThenTheEnd()
+        case .openAndCloseHandlersSeeEachConnection: try await openAndCloseHandlersSeeEachConnection()
         case .cancelStopsAnExecutedStream: try await cancelStopsAnExecutedStream()
         case .theCallersLastEventIDIsSentOnTheFirstConnection:
             try await theCallersLastEventIDIsSentOnTheFirstConnection()
