@@ -63,6 +63,12 @@ package final class DiskCacheStorage: CacheStorage {
             return nextToken
         }
 
+        /// Reads the contents when the folder has been read, without taking them out of the state; `nil` otherwise.
+        func readContents<Result>(_ body: (Contents) -> Result) -> Result? {
+            guard let contents else { return nil }
+            return body(contents)
+        }
+
         /// Runs `body` on the contents when the folder has been read; `nil` otherwise.
         mutating func withContents<Result>(_ body: (inout Contents, inout State) -> Result) -> Result? {
             guard var contents = self.contents else { return nil }
@@ -101,13 +107,13 @@ package final class DiskCacheStorage: CacheStorage {
     }
 
     /// The bytes the entries take now: their files' sizes.
-    package var storedBytes: Int { whenOpen { contents, _ in contents.index.totalBytes } ?? 0 }
+    package var storedBytes: Int { whenRead { $0.index.totalBytes } ?? 0 }
 
     /// The heads stored for `key`, one per variant; no file is read once the folder has been.
     /// - Parameter key: The request's method and URL.
     /// - Returns: The heads; empty on a miss, and while the folder is first read.
     package func variants(of key: CacheEntry.Key) -> [CacheEntry] {
-        whenOpen { contents, _ in contents.index.variants(of: key) } ?? []
+        whenRead { $0.index.variants(of: key) } ?? []
     }
 
     /// Opens the body file of `entry` and marks the entry used (also in its head file's modification time).
@@ -170,6 +176,14 @@ package final class DiskCacheStorage: CacheStorage {
         if let result = state.withLock({ $0.withContents(body) }) { return result }
         guard openFolder() else { return nil }
         return state.withLock { $0.withContents(body) }
+    }
+
+    /// Reads the contents under the lock once the folder has been read, reading it first if no one has; `nil` while
+    /// another thread reads it. For lookups: the contents stay where they are.
+    func whenRead<Result>(_ body: (Contents) -> Result) -> Result? {
+        if let result = state.withLock({ $0.readContents(body) }) { return result }
+        guard openFolder() else { return nil }
+        return state.withLock { $0.readContents(body) }
     }
 
     /// Takes the entries `stored` names out of the index and deletes their files, cancels the writers

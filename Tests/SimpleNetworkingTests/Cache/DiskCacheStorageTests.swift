@@ -61,6 +61,30 @@ struct DiskCacheStorageTests {
         }
     }
 
+    @Test("A removal asked for while another task reads the folder still takes effect")
+    func removalWhileOpening() async throws {
+        try await withCacheFolder { (folder: URL) async throws -> Void in
+            let first = DiskCacheStorage(directory: folder, maximumBytes: 1 << 20)
+            for number in 0..<60 { first.store(cacheEntry("https://example.com/\(number)"), body: bodyBytes(100)) }
+            for round in 0..<4 {
+                let storage = DiskCacheStorage(directory: folder, maximumBytes: 1 << 20)
+                let removed = cacheKey("https://example.com/\(round)")
+                async let opened = Task { storage.storedBytes }.value
+                async let removal: Void = Task { storage.removeVariants(of: removed) }.value
+                _ = await (opened, removal)
+                #expect(storage.variants(of: removed).isEmpty)
+                #expect(storage.variants(of: cacheKey("https://example.com/59")).count == 1)
+                #expect(DiskCacheStorage(directory: folder, maximumBytes: 1 << 20).variants(of: removed).isEmpty)
+            }
+            let storage = DiskCacheStorage(directory: folder, maximumBytes: 1 << 20)
+            async let opened = Task { storage.variants(of: cacheKey("https://example.com/59")) }.value
+            async let removal: Void = Task { storage.removeAll() }.value
+            _ = await (opened, removal)
+            #expect(storage.storedBytes == 0)
+            #expect(try fileNames(in: folder).isEmpty)
+        }
+    }
+
     @Test("Entries over the limits of a smaller cache are dropped when the folder is read")
     func smallerCache() async throws {
         try await withCacheFolder { folder in
