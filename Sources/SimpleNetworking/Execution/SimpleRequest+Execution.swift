@@ -506,11 +506,11 @@ extension SimpleRequest {
         with failure: SimpleNetworkingError, on client: SimpleNetworking, execution id: Int, record: ExecutionRecord
     ) async -> Outcome {
         let error = failure.withAttempts(record.history)
-        let (errorHandlers, completions, progress) = state.withLock {
-            ($0.handlers.errorHandlers, $0.handlers.completionHandlers, $0.parts.progress)
+        let (errorHandlers, completions, progress, queue) = state.withLock {
+            ($0.handlers.errorHandlers, $0.handlers.completionHandlers, $0.parts.progress, $0.handlers.queue)
         }
         end(id, record: record, progress: progress)
-        await client.configuration.handlerQueue.run {
+        await (queue ?? client.configuration.handlerQueue).run {
             for handler in errorHandlers { handler(error, error.response) }
             for completion in completions { completion() }
         }

@@ -372,6 +372,9 @@ extension SimpleRequest {
         /// What a 2xx must also be to succeed (``SimpleRequest/validate(statusCode:)``,
         /// ``SimpleRequest/validate(contentType:)``).
         var validation: ResponseValidation?
+        /// Where the handlers run instead of the client's handler queue: the main actor, once a handler needs it
+        /// (``SimpleRequest/onMainActor(success:)``).
+        var queue: HandlerQueue?
     }
 
     /// Per-request overrides of the client's safety settings (<doc:SecurityDefaults>), and the request's identity in

@@ -7,7 +7,7 @@ func downloadSample(api: SimpleNetworking, folder: URL) async throws -> SimpleRe
     // DOC-SAMPLE: LargeTransfers/download
     let destination = folder.appendingPathComponent("archive.zip")
     let response = try await api.get("/archive.zip")
-        .progress { progress in print("\(progress.bytesCompleted) of \(progress.bytesExpected ?? -1) bytes") }
+        .downloadProgress { progress in print("\(progress.bytesCompleted) of \(progress.bytesExpected ?? -1) bytes") }
         .download(to: destination)
     print("saved to \(response.fileURL?.path ?? "")")
     // DOC-SAMPLE-END
@@ -47,6 +47,24 @@ func progressUpdatesSample(api: SimpleNetworking, file: URL) async throws {
     // DOC-SAMPLE-END
 }
 
+// DOC-SAMPLE: LargeTransfers/progress-model
+@MainActor final class UploadModel {
+    var sent = 0.0
+    var received: Int64 = 0
+
+    func upload(_ photo: URL, with api: SimpleNetworking) async throws {
+        _ = try await api.post("/photos").body(fileAt: photo)
+            .onMainActor(progress: { progress in
+                switch progress.direction {
+                case .upload: self.sent = progress.fractionCompleted ?? 0
+                case .download: self.received = progress.bytesCompleted
+                }
+            })
+            .response()
+    }
+}
+// DOC-SAMPLE-END
+
 @Suite("The LargeTransfers article's samples run")
 struct ReadmeTransferSampleTests {
     @Test("Download, lines, uploads and progress updates do what the LargeTransfers article says")
@@ -77,5 +95,24 @@ struct ReadmeTransferSampleTests {
         #expect(server.requests.first { $0.path == "/profile" }?.multipartParts?.map(\.text) == ["Ada", "jpg"])
         try await progressUpdatesSample(api: api, file: folder.file("disk.img"))
         #expect(try Data(contentsOf: folder.file("disk.img")).count == 300_000)
+    }
+
+    @Test("The upload model's progress reaches the whole upload, on the main actor")
+    @MainActor func progressModel() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .status(201) }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let folder = try ScratchDirectory()
+        let photo = folder.file("photo.jpg")
+        try Data(repeating: 1, count: 200_000).write(to: photo)
+        let model = UploadModel()
+
+        try await model.upload(photo, with: api)
+
+        for _ in 0..<3000 where model.sent < 1 { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(model.sent == 1)
+        #expect(server.requests.first?.body.count == 200_000)
     }
 }
