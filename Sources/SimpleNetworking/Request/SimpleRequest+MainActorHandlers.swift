@@ -51,7 +51,7 @@ extension SimpleRequest {
         }
     }
 
-    /// Adds an error handler that runs on the main actor; see ``on(error:)-(((SimpleNetworkingError)->Void))``.
+    /// Adds an error handler that runs on the main actor; see ``on(error:)-((SimpleNetworkingError)->Void)``.
     /// - Parameter handler: Called with the error.
     /// - Returns: This request.
     @discardableResult
@@ -61,7 +61,7 @@ extension SimpleRequest {
     }
 
     /// Adds an error handler that runs on the main actor and also receives the response, or `nil` when none arrived;
-    /// see ``on(error:)-(((SimpleNetworkingError,SimpleResponse?)->Void))``.
+    /// see ``on(error:)-((SimpleNetworkingError,SimpleResponse?)->Void)``.
     /// - Parameter handler: Called with the error and the response.
     /// - Returns: This request.
     @discardableResult
