@@ -100,6 +100,35 @@ extension SimpleRequest {
         return progress { progress in MainActor.assumeIsolated { handler(progress) } }
     }
 
+    /// Adds a handler for each server-sent event that runs on the main actor; see ``on(event:)``.
+    /// - Parameter handler: Called with each event.
+    /// - Returns: This request.
+    @discardableResult
+    public func onMainActor(event handler: @escaping @MainActor @Sendable (ServerSentEvent) -> Void) -> Self {
+        runHandlersOnMainActor()
+        return on(event: { event in MainActor.assumeIsolated { handler(event) } })
+    }
+
+    /// Adds a handler for the opening of each connection of an event stream that runs on the main actor; see
+    /// ``on(open:)``.
+    /// - Parameter handler: Called with each connection's response head.
+    /// - Returns: This request.
+    @discardableResult
+    public func onMainActor(open handler: @escaping @MainActor @Sendable (SimpleResponse) -> Void) -> Self {
+        runHandlersOnMainActor()
+        return on(open: { response in MainActor.assumeIsolated { handler(response) } })
+    }
+
+    /// Adds a handler for the end of each connection of an event stream that runs on the main actor; see
+    /// ``on(close:)``.
+    /// - Parameter handler: Called when a connection ends, with what ended it.
+    /// - Returns: This request.
+    @discardableResult
+    public func onMainActor(close handler: @escaping @MainActor @Sendable (SimpleNetworkingError?) -> Void) -> Self {
+        runHandlersOnMainActor()
+        return on(close: { reason in MainActor.assumeIsolated { handler(reason) } })
+    }
+
     /// From now on the request's handlers run in one job on the main actor.
     private func runHandlersOnMainActor() {
         update { $0.handlers.queue = .mainActor }

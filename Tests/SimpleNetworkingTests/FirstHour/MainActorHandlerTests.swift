@@ -28,8 +28,43 @@ import Testing
     }
 }
 
+/// A main-actor feed, as an app showing a live stream has.
+@MainActor private final class FeedModel {
+    var lines: [String] = []
+
+    func follow(_ request: SimpleRequest, on api: SimpleNetworking) {
+        request
+            .onMainActor(open: { response in self.lines.append("open \(response.statusCode)") })
+            .onMainActor(event: { event in self.lines.append(event.data) })
+            .onMainActor(close: { reason in
+                self.lines.append(reason == nil ? "close" : "close: \(String(describing: reason))")
+            })
+            .onMainActor(completion: { self.lines.append("done") })
+            .execute(on: api)
+    }
+}
+
 @Suite("Handlers on the main actor")
 struct MainActorHandlerTests {
+    @Test("An event stream's open, event, close and completion handlers run on the main actor, in order")
+    @MainActor func eventStreamHandlers() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.lastEventID == nil
+                ? .eventStream([.retry(milliseconds: 10), .event(data: "a", id: "1"), .event(data: "b", id: "2")])
+                : .status(204)
+        }
+        let api = makeLoopbackClient(server)
+        defer { api.close() }
+        let model = FeedModel()
+
+        model.follow(api.get("/feed"), on: api)
+
+        #expect(await eventuallyOnMainActor { model.lines.last == "done" })
+        #expect(model.lines == ["open 200", "a", "b", "close", "done"])
+    }
+
     @Test(
         "onMainActor handlers mutate main-actor state, in order with the request's other handlers, on a background client"
     )
