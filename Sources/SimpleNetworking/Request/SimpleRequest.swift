@@ -388,8 +388,8 @@ extension SimpleRequest {
 
     /// Where the body of a 2xx response goes instead of memory.
     enum Receiving: Sendable {
-        /// To a file, through a temporary file in the same directory (``SimpleRequest/download(to:)``).
-        case file(URL)
+        /// To a file, through a temporary file in the same directory (``SimpleRequest/download(to:resumable:)``).
+        case file(DownloadFile)
         /// To a response stream (``SimpleRequest/chunks(bufferSize:)``).
         case stream(ResponseStream)
     }

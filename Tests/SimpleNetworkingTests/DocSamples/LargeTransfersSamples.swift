@@ -47,6 +47,21 @@ func progressUpdatesSample(api: SimpleNetworking, file: URL) async throws {
     // DOC-SAMPLE-END
 }
 
+func resumableSample(api: SimpleNetworking, downloads: URL) async throws -> SimpleResponse {
+    // DOC-SAMPLE: LargeTransfers/resumable
+    let destination = downloads.appendingPathComponent("ubuntu.iso")
+    do {
+        _ = try await api.get("/releases/ubuntu.iso").download(to: destination, resumable: true)
+    } catch {
+        // The connection dropped and the retries ran out: the bytes received so far are kept.
+    }
+    // Later, even after a restart: only the rest is requested.
+    let response = try await api.get("/releases/ubuntu.iso").download(to: destination, resumable: true)
+    print(response.statusCode)  // 206 when it resumed, 200 when it had to start again
+    // DOC-SAMPLE-END
+    return response
+}
+
 // DOC-SAMPLE: LargeTransfers/progress-model
 @MainActor final class UploadModel {
     var sent = 0.0
@@ -95,6 +110,28 @@ struct ReadmeTransferSampleTests {
         #expect(server.requests.first { $0.path == "/profile" }?.multipartParts?.map(\.text) == ["Ada", "jpg"])
         try await progressUpdatesSample(api: api, file: folder.file("disk.img"))
         #expect(try Data(contentsOf: folder.file("disk.img")).count == 300_000)
+    }
+
+    @Test("The resumable sample keeps the first attempt's bytes and finishes with a 206")
+    func resumable() async throws {
+        let body = patternedBytes(500_000, seed: 11)
+        let server = try RangeServer(body: body, dropAfter: 120_000)
+        defer { server.shutdown() }
+        let api = SimpleNetworking(
+            baseURL: server.server.baseURL,
+            configuration: {
+                var configuration = SimpleNetworking.Configuration()
+                configuration.retryPolicy = .never
+                return configuration
+            }())
+        defer { api.close() }
+        let folder = try ScratchDirectory()
+
+        let response = try await resumableSample(api: api, downloads: folder.url)
+
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: folder.file("ubuntu.iso")) == body)
+        #expect(server.rangeFields.first?["Range"]?.hasPrefix("bytes=") == true)
     }
 
     @Test("The upload model's progress reaches the whole upload, on the main actor")
