@@ -138,7 +138,10 @@ final class FileDestination: ResponseDestination {
             {
             case .append: appends = true
             case .refuse(let reason):
-                discard()
+                // The bytes kept cannot be continued: they go, so that no later attempt or run asks for them again.
+                state.withLock { $0.closed = true }
+                file.keep(nil)
+                try? FileManager.default.removeItem(at: file.partialURL)
                 throw .transportFailed(TransportFailure(.badServerResponse, detail: "\(name): \(reason)"))
             case .restart, .complete, .notADownload: break
             }

@@ -129,8 +129,10 @@ struct ResumableDownloadTests {
         }
     }
 
-    @Test("A 206 that does not start where the file ends is refused: badServerResponse, nothing left behind")
-    func wrongStartRefused() async throws {
+    @Test(
+        "A 206 that does not start where the file ends is refused: badServerResponse, nothing left behind",
+        arguments: [false, true])
+    func wrongStartRefused(resumable: Bool) async throws {
         let server = try RangeServer(body: patternedBytes(Self.size), mode: .wrongStart, dropAfter: 100_000)
         defer { server.shutdown() }
         let api = client(server, attempts: 2)
@@ -139,7 +141,7 @@ struct ResumableDownloadTests {
         let destination = directory.file("data.bin")
 
         await #expect {
-            _ = try await api.get("/file").download(to: destination)
+            _ = try await api.get("/file").download(to: destination, resumable: resumable)
         } throws: { error in
             guard case .transportFailed(let failure, _) = error as? SimpleNetworkingError else { return false }
             return failure.category == .badServerResponse && failure.detail?.contains("partial file ends") == true
