@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "fuzz-mock-server-request", targets: ["FuzzMockServerRequest"]),
         .executable(name: "fuzz-event-stream", targets: ["FuzzEventStream"]),
         .executable(name: "fuzz-content-decoder", targets: ["FuzzContentDecoder"]),
+        .executable(name: "fuzz-cache-control", targets: ["FuzzCacheControl"]),
         .executable(name: "fuzz-cache-entry", targets: ["FuzzCacheEntry"]),
     ],
     dependencies: [
@@ -51,6 +52,7 @@ let package = Package(
             dependencies: ["FuzzHarness", .product(name: "SimpleNetworkingTesting", package: "SimpleNetworking")]
         ),
         .executableTarget(name: "FuzzEventStream", dependencies: ["FuzzHarness", "SimpleNetworking"]),
+        .executableTarget(name: "FuzzCacheControl", dependencies: ["FuzzHarness", "SimpleNetworking"]),
         .executableTarget(name: "FuzzCacheEntry", dependencies: ["FuzzHarness", "SimpleNetworking"]),
         .executableTarget(
             name: "FuzzContentDecoder",

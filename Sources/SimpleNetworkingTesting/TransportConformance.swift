@@ -30,7 +30,8 @@ import SimpleNetworking
 /// pass: the first bytes of a slow body reach the transfer long before the body ends; a body that declares 5 GiB and
 /// never ends is streamed and abandoned after 4 MiB, with at most 1 MiB more handed over after the transfer stopped
 /// it; stopping a body closes its connection (the server sees it closed); a body file is sent with progress reported
-/// before its end, in more than one step. Memory is judged by what reaches the transfer, not by the process's size,
+/// before its end, in more than one step; the bytes of a body that arrived before its connection dropped reach the
+/// transfer before the failure, which a download resumes from. Memory is judged by what reaches the transfer, not by the process's size,
 /// which other tests in the same process move.
 public struct TransportConformance: Sendable {
     /// One check that did not hold.
@@ -50,7 +51,7 @@ public struct TransportConformance: Sendable {
         "cannotConnect", "connectionLost", "closedWithoutResponse", "invalidFramingClosesConnection", "bytesSent",
         "repeatedResponseHeaders",
         "transferStreamed", "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned",
-        "stoppedBodyClosesConnection", "uploadProgressBeforeEnd", "trailerFields",
+        "stoppedBodyClosesConnection", "uploadProgressBeforeEnd", "trailerFields", "bytesBeforeDropDelivered",
     ]
 
     let makeTransport: @Sendable (MockServer) -> any HTTPTransport
@@ -106,6 +107,7 @@ public struct TransportConformance: Sendable {
         case "stoppedBodyClosesConnection": return await stoppedBodyClosesConnection(transport, server)
         case "uploadProgressBeforeEnd": return await uploadProgressBeforeEnd(transport, server)
         case "trailerFields": return await trailerFields(transport, server)
+        case "bytesBeforeDropDelivered": return await bytesBeforeDropDelivered(transport, server)
         default: return "no such check"
         }
     }
@@ -229,6 +231,32 @@ public struct TransportConformance: Sendable {
         let result = await send(transport, HTTPRequest(method: .get, url: server.url("/cut")))
         guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .connectionLost else {
             return "expected a connectionLost failure, got \(result)"
+        }
+        return nil
+    }
+
+    /// A download resumes from the bytes that reached it before the connection dropped
+    /// (``SimpleRequest/download(to:resumable:)``): a streaming transport hands them over before it fails, and sends a
+    /// range request's `Accept-Encoding: identity` as given, so the bytes are those on the wire.
+    private func bytesBeforeDropDelivered(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        guard transport.capabilities.contains(.streamsResponseBody) else { return nil }
+        let body = Data(repeating: 0x63, count: 600_000)
+        server.route { _ in MockResponse(status: 200, body: body, faults: [.dropAfterBodyBytes(300_000)]) }
+        let received = Locked(0)
+        let transfer = HTTPTransfer(
+            head: { _ in }, body: { bytes in received.withLock { $0 += bytes.count } })
+        var request = HTTPRequest(method: .get, url: server.url("/dropped"))
+        request.headers["Accept-Encoding"] = "identity"
+        let result = await send(transport, request, transfer: transfer)
+        guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .connectionLost else {
+            return "expected a connectionLost failure, got \(result)"
+        }
+        let total = received.current
+        guard total > 0, total <= 300_000 else {
+            return "\(total) of the 300,000 bytes sent before the drop reached the transfer"
+        }
+        guard let sent = server.requests.first, sent.httpHeaders.values(for: "Accept-Encoding") == ["identity"] else {
+            return "Accept-Encoding went as \(server.requests.first?.httpHeaders.values(for: "Accept-Encoding") ?? [])"
         }
         return nil
     }

@@ -79,6 +79,30 @@ func boundExecute(api: SimpleNetworking) {
     // README-SAMPLE-END
 }
 
+// README-SAMPLE: main-actor-model
+@MainActor final class UserModel {
+    var name = ""
+
+    func load(from api: SimpleNetworking) {
+        api.get("/users/1")
+            .onMainActor(success: { response in self.name = (try? response.decode(User.self))?.name ?? "" })
+            .execute()
+    }
+}
+// README-SAMPLE-END
+
+func queryAndValidation(api: SimpleNetworking) async throws -> [User] {
+    // README-SAMPLE: query-validation
+    // GET /users?q=ada&page=2&ids[]=4&ids[]=8, in the order written
+    let users = try await api.get("/users")
+        .query(["q": "ada", "page": 2, "ids": [4, 8]], arrays: .brackets)
+        .validate(statusCode: [200])  // any other status, 2xx included, is an error
+        .validate(contentType: [.json])  // so is a body of another type
+        .decode([User].self)
+    // README-SAMPLE-END
+    return users
+}
+
 func commandLineScript(api: SimpleNetworking) {
     // README-SAMPLE: script
     // main.swift of a command-line tool: wait until the handlers are done, or the process exits first.
@@ -100,6 +124,8 @@ struct ReadmeSampleTests {
         server.route { request in
             switch (request.method, request.path) {
             case ("GET", "/users/1"): return .json(#"{"id": 1, "name": "Ada"}"#)
+            case ("GET", "/users") where request.query == "q=ada&page=2&ids%5B%5D=4&ids%5B%5D=8":
+                return .json(#"[{"id": 1, "name": "Ada"}]"#)
             case ("GET", "/auth"): return .json(#"{"token": "fresh"}"#)
             case ("POST", "/users"): return MockResponse(status: 201, headers: [("Location", "/users/2")])
             case ("POST", "/payments"): return .json(#"{"ok": true}"#, status: 201)
@@ -129,6 +155,27 @@ struct ReadmeSampleTests {
             }.start()
         }
         #expect(server.requests.map(\.path) == ["/users/1"])
+    }
+
+    @Test("The main-actor model sets its name from a handler")
+    @MainActor func mainActorModelRuns() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let model = UserModel()
+        model.load(from: api)
+        for _ in 0..<3000 where model.name.isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(model.name == "Ada")
+    }
+
+    @Test("The query and validation sample sends the query in order and decodes")
+    func queryAndValidationRuns() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        #expect(try await queryAndValidation(api: api).map(\.name) == ["Ada"])
     }
 
     @Test("Quick start decodes a user")

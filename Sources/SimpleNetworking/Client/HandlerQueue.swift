@@ -44,7 +44,9 @@ public struct HandlerQueue: Sendable {
         return HandlerQueue(runsHandlersInExecution: true) { job in queue.async(execute: job) }
     }()
 
-    /// Runs handlers on the main actor. Handlers can then use `MainActor.assumeIsolated` to touch UI state.
+    /// Runs handlers on the main actor. Handlers can then use `MainActor.assumeIsolated` to touch UI state; the
+    /// `onMainActor` forms of a request's handlers (``SimpleRequest/onMainActor(success:)``) are main-actor closures
+    /// of their own, and move that request's handlers to the main actor on any queue.
     ///
     /// The main actor must be running: in an app it always is; in a command-line tool, only while `main` awaits.
     public static let mainActor = HandlerQueue { job in

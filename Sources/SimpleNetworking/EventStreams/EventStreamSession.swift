@@ -97,8 +97,8 @@ final class EventStreamSession {
             if !openAnnounced, opened.withLock({ $0 }) != nil, let head = reader.head {
                 // The connection's event stream began: announce it, in this task, before any of its events.
                 openAnnounced = true
-                let handlers = request.state.withLock { $0.openHandlers }
-                if !handlers.isEmpty, let queue = client?.configuration.handlerQueue {
+                let (handlers, own) = request.state.withLock { ($0.openHandlers, $0.handlers.queue) }
+                if !handlers.isEmpty, let queue = own ?? client?.configuration.handlerQueue {
                     await queue.run { for handler in handlers { handler(head) } }
                 }
             }
@@ -299,8 +299,8 @@ final class EventStreamSession {
     private func announceClose(_ reason: SimpleNetworkingError?) {
         guard openAnnounced, !closeAnnounced else { return }
         closeAnnounced = true
-        let handlers = request.state.withLock { $0.closeHandlers }
-        guard !handlers.isEmpty, let queue = client?.configuration.handlerQueue else { return }
+        let (handlers, own) = request.state.withLock { ($0.closeHandlers, $0.handlers.queue) }
+        guard !handlers.isEmpty, let queue = own ?? client?.configuration.handlerQueue else { return }
         queue.runSoon { for handler in handlers { handler(reason) } }
     }
 

@@ -195,8 +195,9 @@ extension SimpleRequest {
     }
 
     private func runEventHandlers(on client: SimpleNetworking) async {
-        let handlers = state.withLock { $0.eventHandlers }
-        let queue = client.configuration.handlerQueue
+        let (handlers, queue) = state.withLock {
+            ($0.eventHandlers, $0.handlers.queue ?? client.configuration.handlerQueue)
+        }
         var failure: SimpleNetworkingError?
         do throws(SimpleNetworkingError) {
             let session = EventStreamSession(request: self)

@@ -418,7 +418,7 @@ extension SimpleRequest {
             parts.timeout = remaining
             clippedDeadline = record.deadline
         }
-        let request: HTTPRequest
+        var built: HTTPRequest
         // A form with large files is written to a temporary file for this attempt, removed when it ends.
         var formFile: URL?
         defer { if let formFile { try? FileManager.default.removeItem(at: formFile) } }
@@ -429,7 +429,7 @@ extension SimpleRequest {
                 parts.body = .file(file, nil)
                 parts.headers["Content-Type"] = contentType.rawValue
             }
-            request = try client.makeHTTPRequest(for: parts)
+            built = try client.makeHTTPRequest(for: parts)
         } catch {
             return (.failure(error), nil, nil)
         }
@@ -437,6 +437,9 @@ extension SimpleRequest {
         record.credentialEpoch = epoch
         publish(record)
         let destination = parts.receiving.map(makeDestination)
+        // A download with bytes kept from an earlier attempt asks for the rest.
+        if let file = destination as? FileDestination { built = file.ranged(built) }
+        let request = built
         let timer = client.isObserved ? AttemptTimer(clock: client.configuration.clock) : nil
         var outcome: Outcome
         var intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
@@ -491,7 +494,7 @@ extension SimpleRequest {
     /// buffer for a stream.
     private func makeDestination(_ receiving: Receiving) -> any ResponseDestination {
         switch receiving {
-        case .file(let url): return FileDestination(url)
+        case .file(let file): return FileDestination(file)
         case .stream(let stream): return stream
         }
     }
@@ -506,11 +509,11 @@ extension SimpleRequest {
         with failure: SimpleNetworkingError, on client: SimpleNetworking, execution id: Int, record: ExecutionRecord
     ) async -> Outcome {
         let error = failure.withAttempts(record.history)
-        let (errorHandlers, completions, progress) = state.withLock {
-            ($0.handlers.errorHandlers, $0.handlers.completionHandlers, $0.parts.progress)
+        let (errorHandlers, completions, progress, queue) = state.withLock {
+            ($0.handlers.errorHandlers, $0.handlers.completionHandlers, $0.parts.progress, $0.handlers.queue)
         }
         end(id, record: record, progress: progress)
-        await client.configuration.handlerQueue.run {
+        await (queue ?? client.configuration.handlerQueue).run {
             for handler in errorHandlers { handler(error, error.response) }
             for completion in completions { completion() }
         }

@@ -35,7 +35,7 @@ extension SimpleRequest {
         for outcome: Outcome, on client: SimpleNetworking, execution id: Int, context: HandlingContext
     ) async -> (Decision, ExecutionRecord) {
         let transformed = transformedValue(of: outcome, on: client, context: context)
-        let queue = client.configuration.handlerQueue
+        let queue = context.snapshot.handlers.queue ?? client.configuration.handlerQueue
         var inExecution = queue.runsHandlersInExecution
         if case .success(let response) = outcome, response.isSuccess, !context.snapshot.handlers.hasHandlers {
             inExecution = true

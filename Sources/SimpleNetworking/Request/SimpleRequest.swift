@@ -372,6 +372,9 @@ extension SimpleRequest {
         /// What a 2xx must also be to succeed (``SimpleRequest/validate(statusCode:)``,
         /// ``SimpleRequest/validate(contentType:)``).
         var validation: ResponseValidation?
+        /// Where the handlers run instead of the client's handler queue: the main actor, once a handler needs it
+        /// (``SimpleRequest/onMainActor(success:)``).
+        var queue: HandlerQueue?
     }
 
     /// Per-request overrides of the client's safety settings (<doc:SecurityDefaults>), and the request's identity in
@@ -385,8 +388,8 @@ extension SimpleRequest {
 
     /// Where the body of a 2xx response goes instead of memory.
     enum Receiving: Sendable {
-        /// To a file, through a temporary file in the same directory (``SimpleRequest/download(to:)``).
-        case file(URL)
+        /// To a file, through a temporary file in the same directory (``SimpleRequest/download(to:resumable:)``).
+        case file(DownloadFile)
         /// To a response stream (``SimpleRequest/chunks(bufferSize:)``).
         case stream(ResponseStream)
     }

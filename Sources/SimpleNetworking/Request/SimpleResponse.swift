@@ -46,7 +46,7 @@ public struct SimpleResponse: Sendable {
         get { storage.fields.attempts }
         set { self = changing { $0.attempts = newValue } }
     }
-    /// The file the body was written to, for a response of ``SimpleRequest/download(to:)``; `nil` otherwise.
+    /// The file the body was written to, for a response of ``SimpleRequest/download(to:resumable:)``; `nil` otherwise.
     public internal(set) var fileURL: URL? {
         get { storage.fields.fileURL }
         set { self = changing { $0.fileURL = newValue } }

@@ -43,14 +43,38 @@ public struct TransferProgress: Sendable, Hashable {
 extension SimpleRequest {
     /// Adds a handler for the progress of the upload and of the download, run on the client's handler queue.
     ///
-    /// Values come in order, one at a time, at most about ten a second, each direction starting with a first value
-    /// and ending with its total when the body is complete. A retry starts again from zero.
+    /// The handler gets both: each value's ``TransferProgress/direction`` says which body it is about, or use
+    /// ``uploadProgress(_:)`` and ``downloadProgress(_:)`` for one of them. Values come in order, one at a time, at
+    /// most about ten a second, each direction starting with a first value and ending with its total when the body is
+    /// complete; an upload's values come before its response's. A retry starts again from zero.
     /// - Parameter handler: Receives each progress value.
     /// - Returns: This request.
     @discardableResult
     public func progress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
         progressReporter.add(handler)
         return self
+    }
+
+    /// Adds a handler for the progress of the request body as it is sent, as ``progress(_:)`` describes.
+    ///
+    /// ```swift
+    /// try await api.post("/photos").body(fileAt: photo)
+    ///     .uploadProgress { print("sent \($0.bytesCompleted) of \($0.bytesExpected ?? 0) bytes") }
+    ///     .response()
+    /// ```
+    /// - Parameter handler: Receives each upload progress value.
+    /// - Returns: This request.
+    @discardableResult
+    public func uploadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        progress { if $0.direction == .upload { handler($0) } }
+    }
+
+    /// Adds a handler for the progress of the response body as it arrives, as ``progress(_:)`` describes.
+    /// - Parameter handler: Receives each download progress value.
+    /// - Returns: This request.
+    @discardableResult
+    public func downloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        progress { if $0.direction == .download { handler($0) } }
     }
 
     /// The progress of the next execution of this request, as an asynchronous sequence that ends when the execution
@@ -93,12 +117,19 @@ final class ProgressReporter: Sendable {
         /// The values waiting for the handler job, latest last, at most one per direction.
         var waiting: [TransferProgress] = []
         var delivering = false
+        /// Handlers run on the main actor instead of the client's queue (``SimpleRequest/onMainActor(progress:)``).
+        var onMainActor = false
     }
 
     private let state = Locked(State())
 
     func add(_ handler: @escaping @Sendable (TransferProgress) -> Void) {
         state.withLock { $0.handlers.append(handler) }
+    }
+
+    /// Runs the handlers on the main actor from now on.
+    func runOnMainActor() {
+        state.withLock { $0.onMainActor = true }
     }
 
     func add(_ stream: AsyncStream<TransferProgress>.Continuation) {
@@ -109,21 +140,21 @@ final class ProgressReporter: Sendable {
     /// first nor its last value.
     func report(_ progress: TransferProgress, on queue: HandlerQueue, first: Bool = false, last: Bool = false) {
         let now = DispatchTime.now().uptimeNanoseconds
-        let schedule = state.withLock { state -> Bool in
+        let (schedule, onMainActor) = state.withLock { state -> (Bool, Bool) in
             if !first, !last, let previous = state.lastReport[progress.direction],
                 now - previous < UInt64(Self.interval * 1e9)
             {
-                return false
+                return (false, false)
             }
             state.lastReport[progress.direction] = now
             for stream in state.streams { stream.yield(progress) }
-            guard !state.handlers.isEmpty else { return false }
+            guard !state.handlers.isEmpty else { return (false, false) }
             state.waiting.removeAll { $0.direction == progress.direction }
             state.waiting.append(progress)
             defer { state.delivering = true }
-            return !state.delivering
+            return (!state.delivering, state.onMainActor)
         }
-        if schedule { queue.schedule { self.deliver() } }
+        if schedule { (onMainActor ? .mainActor : queue).schedule { self.deliver() } }
     }
 
     /// Runs the handlers on every waiting value, in order, until none is left.

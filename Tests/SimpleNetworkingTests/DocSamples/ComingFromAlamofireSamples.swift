@@ -5,12 +5,13 @@ import Testing
 
 // The samples of the DocC article ComingFromAlamofire.md, run against loopback.
 
-func alamofireResponseDecodable(api: SimpleNetworking, log: EventLog) {
+// `print` stands in for Swift's own, so that the test sees the lines.
+func alamofireResponseDecodable(api: SimpleNetworking, print: @escaping @Sendable (String) -> Void) {
     // DOC-SAMPLE: ComingFromAlamofire/response-decodable
     api.get("/users/1")
         .decoding(User.self)  // only a 2xx is decoded: validate() is built in
-        .on(success: { user in log.append("hello \(user.name)") })
-        .on(error: { error in log.append("error: \(error)") })
+        .on(success: { user in print("hello \(user.name)") })
+        .on(error: { error in print("error: \(error)") })
         .execute(on: api)
     // DOC-SAMPLE-END
 }
@@ -68,7 +69,7 @@ func alamofireTransfers(api: SimpleNetworking, destination: URL, photo: URL) asy
     // DOC-SAMPLE: ComingFromAlamofire/transfers
     // AF.download(_:to:) with downloadProgress
     let response = try await api.get("/archive.zip")
-        .progress { progress in print(progress.fractionCompleted ?? 0) }
+        .downloadProgress { progress in print(progress.fractionCompleted ?? 0) }
         .download(to: destination)
 
     // AF.upload(multipartFormData:to:)
@@ -96,7 +97,7 @@ struct ComingFromAlamofireSampleTests {
         let api = SimpleNetworking(baseURL: server.baseURL)
         defer { api.close() }
         let log = EventLog()
-        alamofireResponseDecodable(api: api, log: log)
+        alamofireResponseDecodable(api: api, print: { log.append($0) })
         #expect(await eventually { log.all == ["hello Ada"] })
         #expect(try await alamofireParameters(api: api).token == "t")
         let login = try #require(server.requests.first { $0.path == "/login" })

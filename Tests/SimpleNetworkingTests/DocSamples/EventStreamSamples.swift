@@ -136,8 +136,40 @@ func eventHandlersSample(api: SimpleNetworking) {
     // DOC-SAMPLE-END
 }
 
+// DOC-SAMPLE: ServerSentEvents/main-actor
+@MainActor final class NotificationsModel {
+    var connected = false
+    var messages: [String] = []
+
+    func follow(on api: SimpleNetworking) -> SimpleRequest {
+        api.get("/notifications")
+            .onMainActor(open: { _ in self.connected = true })
+            .onMainActor(event: { event in self.messages.append(event.data) })
+            .onMainActor(close: { _ in self.connected = false })
+            .execute(on: api)
+    }
+}
+// DOC-SAMPLE-END
+
 @Suite("Server-sent events article samples")
 struct EventStreamSampleTests {
+    @Test("The notifications model follows a stream on the main actor")
+    @MainActor func mainActorModel() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .eventStream([.event(data: "hello")], ending: .hold) }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let model = NotificationsModel()
+        let request = model.follow(on: api)
+        for _ in 0..<3000 where model.messages.isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(model.messages == ["hello"])
+        #expect(model.connected)
+        request.cancel()
+        for _ in 0..<3000 where model.connected { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(!model.connected)
+    }
+
     // DOC-SAMPLE: ServerSentEvents/testing
     @Test func feedResumesAfterADrop() async throws {
         let server = try MockServer()

@@ -55,8 +55,38 @@ func switchEnvironments(production: URL, staging: URL) async throws -> [String] 
     return [live.string ?? "", test.string ?? ""]
 }
 
+// DOC-SAMPLE: GettingStarted/main-actor-handlers
+@MainActor final class ProfileModel {
+    var name = ""
+    var problem: String?
+
+    func load(from api: SimpleNetworking) {
+        api.get("/me")
+            .onMainActor(success: { response in self.name = response.json?["name"] as? String ?? "" })
+            .onMainActor(error: { error in self.problem = error.localizedDescription })
+            .execute()
+    }
+}
+// DOC-SAMPLE-END
+
 @Suite("GettingStarted samples run")
 struct GettingStartedSampleTests {
+    @Test("The profile model takes its name, or the problem, from main-actor handlers", arguments: [200, 500])
+    @MainActor func mainActorHandlersRun(status: Int) async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { _ in .json(#"{"name": "Ada"}"#, status: status) }
+        let api = SimpleNetworking(baseURL: server.baseURL)
+        defer { api.close() }
+        let model = ProfileModel()
+        model.load(from: api)
+        for _ in 0..<3000 where model.name.isEmpty && model.problem == nil {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        #expect(model.name == (status == 200 ? "Ada" : ""))
+        #expect((model.problem?.contains("500") ?? false) == (status == 500), "\(model.problem ?? "")")
+    }
+
     @Test("The environment picker switches one client between two servers")
     func environmentPickerRuns() async throws {
         let production = try MockServer()

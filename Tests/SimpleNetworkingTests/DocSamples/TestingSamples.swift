@@ -27,12 +27,17 @@ func testingWithMockTransport() async throws {
     let transport = MockTransport()
     transport.enqueue(.failure(.cannotConnectToHost))
     transport.enqueue(.json(#"{"id": 1, "name": "Ada"}"#))
+    let clock = TestClock()  // the retry's wait passes at once, and is recorded
+    var configuration = SimpleNetworking.Configuration()
+    configuration.clock = clock.simpleClock
 
-    let api = SimpleNetworking(baseURL: URL(string: "https://api.example.com")!, transport: transport)
+    let api = SimpleNetworking(
+        baseURL: URL(string: "https://api.example.com")!, transport: transport, configuration: configuration)
     let user = try await api.get("/users/1").decode(User.self)
 
     #expect(user.id == 1)
     #expect(transport.requestCount == 2)
+    #expect(clock.waits.count == 1)  // one backoff wait before the retry, in no real time
     // DOC-SAMPLE-END
 }
 

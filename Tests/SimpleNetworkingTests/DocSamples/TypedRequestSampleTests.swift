@@ -38,7 +38,7 @@ struct TypedRequestSampleTests {
         #expect(try await docPathTemplate(api: api).name == "Ada")
         #expect(try await docEnumSend(api: api).name == "swift-lang")
         let log = EventLog()
-        try docHandlerStyle(api: api, log: log)
+        try docHandlerStyle(api: api, print: { log.append($0) })
         #expect(await eventually { log.all.count == 2 })
         #expect(log.all == ["repo swift", "done"])
         #expect(try await docTransform(api: api) == 1)
@@ -111,11 +111,11 @@ struct TypedRequestSampleTests {
         #expect(search.header("Accept") == "application/json")
 
         let log = EventLog()
-        docNetworkKitThen(api: api, log: log)
+        docNetworkKitThen(api: api, print: { log.append($0) })
         #expect(await eventually { log.all.count == 1 })
         let missing = SimpleNetworking(baseURL: server.url("/nowhere"))
         defer { missing.close() }
-        docNetworkKitThen(api: missing, log: log)
+        docNetworkKitThen(api: missing, print: { log.append($0) })
         #expect(await eventually { log.all.count == 2 })
         #expect(log.all == ["hello Ada", "API error: no such resource"])
     }

@@ -139,12 +139,13 @@ func docSpecificationSend(api: SimpleNetworking, baseURL: URL) async throws -> [
     return open + [created]
 }
 
-func docHandlerStyle(api: SimpleNetworking, log: EventLog) throws {
+// `print` stands in for Swift's own, so that the test sees the lines.
+func docHandlerStyle(api: SimpleNetworking, print: @escaping @Sendable (String) -> Void) throws {
     // DOC-SAMPLE: TypedRequests/handler-style
     try api.request(for: RepoEndpoint.repo(owner: "apple", name: "swift"))
-        .on(success: { repo in log.append("repo \(repo.name)") })
-        .on(error: { error in log.append("error \(error)") })
-        .on(completion: { log.append("done") })
+        .on(success: { repo in print("repo \(repo.name)") })
+        .on(error: { error in print("error \(error)") })
+        .on(completion: { print("done") })
         .execute(on: api)
     // DOC-SAMPLE-END
 }
@@ -220,19 +221,21 @@ struct UserDetailsRequest: Endpoint {
 // DOC-SAMPLE-END
 
 func docCraneCall(host: URL, log: EventLog) async throws -> Int {
+    // `print` stands in for Swift's own, so that the test sees the lines.
+    let print: @Sendable (String) -> Void = { log.append($0) }
     // DOC-SAMPLE: ComingFromCrane/call
     let session = SimpleNetworking(baseURL: host)
     session.defaultHeaders["Authorization"] = "Bearer my-token"  // shared by every request to this host
 
     // With handlers, like a callback
     try session.request(for: UserDetailsRequest(userID: 42))
-        .on(success: { response in log.append("\(response.name) is \(response.age)") })
-        .on(error: { error in log.append("failed: \(error)") })
+        .on(success: { response in print("\(response.name) is \(response.age)") })
+        .on(error: { error in print("failed: \(error)") })
         .execute(on: session)
 
     // Or awaited
     let response = try await session.send(UserDetailsRequest(userID: 42))
-    print(response.name, response.age)
+    print("\(response.name) is \(response.age)")
     // DOC-SAMPLE-END
     // The handler-style request may still be running: the awaited one does not wait for it.
     _ = await eventually { !log.all.isEmpty }
@@ -317,17 +320,18 @@ func docNetworkKitCall(api: SimpleNetworking, host: URL) async throws -> [String
     return results.data.map(\.title)
 }
 
-func docNetworkKitThen(api: SimpleNetworking, log: EventLog) {
+// `print` stands in for Swift's own, so that the test sees the lines.
+func docNetworkKitThen(api: SimpleNetworking, print: @escaping @Sendable (String) -> Void) {
     // DOC-SAMPLE: ComingFromNetworkKit/then
     api.get("/users/1")
         .decodingErrors(APIProblem.self)  // thenFailure: a non-2xx body into the app's error type
         .transform { response in try response.decode(User.self).name }  // then: a response into a value
-        .on(success: { name in log.append("hello \(name)") })
+        .on(success: { name in print("hello \(name)") })
         .on(error: { error in  // failure: the typed error, or any other
             if let problem = error.errorBody(as: APIProblem.self) {
-                log.append("API error: \(problem.error)")
+                print("API error: \(problem.error)")
             } else {
-                log.append("failed: \(error)")
+                print("failed: \(error)")
             }
         })
         .execute(on: api)

@@ -50,7 +50,7 @@ struct TransportConformanceTests {
 
     @Test(
         "The kit catches a transport that collects the body before handing it over while claiming to stream",
-        arguments: ["firstBytesBeforeEnd", "endlessBodyAbandoned"])
+        arguments: ["firstBytesBeforeEnd", "endlessBodyAbandoned", "bytesBeforeDropDelivered"])
     func catchesBufferingTransport(check: String) async {
         struct Buffering: HTTPTransport {
             let inner: URLSessionTransport

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The HTTP-dates of cached responses (`Date`, `Expires`, `Last-Modified`): read with ``HTTPDate``, and written in
+/// IMF-fixdate form for the `Date` a cache records on a response that came without one.
+package enum CacheDate {
+    /// The date in a field value, or `nil` when it is not one HTTP-date.
+    ///
+    /// RFC 9111 section 4.2 asks a cache to match dates without regard to case: ``HTTPDate`` already does for day
+    /// and month names, and the zone (`gmt`, `Gmt`) is read so here. Any other zone is no date (section 4.2).
+    /// - Parameters:
+    ///   - value: The field value; spaces and tabs around it are ignored.
+    ///   - now: The current time, which places a two-digit year (RFC 850 form).
+    /// - Returns: The date, or `nil`.
+    package static func parse(_ value: String, now: Date) -> Date? {
+        var bytes = Array(value.utf8)
+        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes.removeLast() }
+        let leading = bytes.prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.count
+        bytes.removeFirst(leading)
+        if bytes.count >= 4, bytes[bytes.count - 4] == UInt8(ascii: " "),
+            bytes.suffix(3).map({ $0 | 0x20 }).elementsEqual("gmt".utf8)
+        {
+            bytes.replaceSubrange((bytes.count - 3)..., with: "GMT".utf8)
+        }
+        return HTTPDate.parse(String(decoding: bytes, as: UTF8.self), now: now)
+    }
+
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), rounded down to the second; `nil` outside the
+    /// years 1601 to 9999 that an HTTP-date can hold.
+    /// - Parameter date: The moment.
+    /// - Returns: The text, or `nil`.
+    package static func imfFixdate(_ date: Date) -> String? {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, seconds >= -11_644_473_600, seconds < 253_402_300_800 else { return nil }
+        let whole = Int(seconds.rounded(.down))
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let within = whole - days * 86_400
+        let (year, month, day) = civilDate(fromDays: days)
+        let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4, counting from Sunday)
+        return "\(weekdayNames[weekday]), \(twoDigits(day)) \(monthNames[month - 1]) \(year) "
+            + "\(twoDigits(within / 3_600)):\(twoDigits(within / 60 % 60)):\(twoDigits(within % 60)) GMT"
+    }
+
+    private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+
+    private static func twoDigits(_ number: Int) -> String {
+        number < 10 ? "0\(number)" : "\(number)"
+    }
+
+    /// The proleptic Gregorian date of the day `days` after 1970-01-01 (Howard Hinnant's algorithm).
+    private static func civilDate(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The fields of a response that the cache rules read, parsed once: its directives, dates, `Age` and validators.
+///
+/// Repeated or invalid values are read as RFC 9111 section 4.2.1 and the conformance suite's cases have them:
+/// - `Expires` that is not one HTTP-date (`0`, another zone, a two-digit year in IMF form) is a time in the past,
+///   and so are several `Expires` lines that disagree (section 5.3);
+/// - `Age` is the first field line's first member (before any `,` or `;`) when it is delta-seconds, clamped to
+///   2^31; otherwise there is none (a negative or fractional `Age` is ignored);
+/// - `Date` and `Last-Modified` are the first field line's, when it is a date;
+/// - the entity tag is the first `ETag` line's, as received (quoted or not), unless it holds a control character,
+///   which could never be sent back in a header.
+package struct CacheResponseFields: Sendable, Equatable {
+    /// The `Expires` field.
+    package enum Expires: Sendable, Equatable {
+        /// No `Expires` field.
+        case absent
+        /// An `Expires` that is not one date: already expired (section 5.3).
+        case invalid
+        /// The date.
+        case date(Date)
+    }
+
+    /// The response's `Cache-Control` directives.
+    package var cacheControl: CacheControl
+    /// The `Date` field, when it is a date.
+    package var date: Date?
+    /// The `Date` field's text, when it is a date: a validator of last resort (``CacheValidation``).
+    package var dateText: String?
+    /// The `Expires` field.
+    package var expires: Expires
+    /// The `Last-Modified` field, when it is a date.
+    package var lastModified: Date?
+    /// The `Last-Modified` field's text, when it is a date, sent back as it came in `If-Modified-Since`.
+    package var lastModifiedText: String?
+    /// The `Age` field in seconds (`age_value`, section 4.2.3), when valid.
+    package var age: Int?
+    /// The `ETag` field as received, when present and free of control characters.
+    package var entityTag: String?
+
+    /// Reads the fields from a response's header fields.
+    /// - Parameters:
+    ///   - headers: The response's header fields.
+    ///   - now: The time the response was received, which places a two-digit year.
+    package init(_ headers: HTTPHeaders, now: Date) {
+        cacheControl = CacheControl(responseHeaders: headers)
+        let dateLine = headers["Date"]
+        date = dateLine.flatMap { CacheDate.parse($0, now: now) }
+        dateText = date == nil ? nil : dateLine.map(Self.trimmed)
+        let expiresLines = headers.values(for: "Expires").map(Self.trimmed)
+        if let first = expiresLines.first {
+            let agreed = expiresLines.allSatisfy { $0 == first }
+            expires = agreed ? CacheDate.parse(first, now: now).map(Expires.date) ?? .invalid : .invalid
+        } else {
+            expires = .absent
+        }
+        let lastModifiedLine = headers["Last-Modified"]
+        lastModified = lastModifiedLine.flatMap { CacheDate.parse($0, now: now) }
+        lastModifiedText = lastModified == nil ? nil : lastModifiedLine.map(Self.trimmed)
+        age = headers["Age"].flatMap(Self.ageValue)
+        entityTag = headers["ETag"].map(Self.trimmed).flatMap { tag in
+            tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) ? nil : tag
+        }
+    }
+
+    /// Whether the response carries a validator a conditional request can name: an entity tag or a
+    /// `Last-Modified` date.
+    package var hasValidator: Bool { entityTag != nil || lastModifiedText != nil }
+
+    /// The first member of an `Age` line as delta-seconds.
+    private static func ageValue(_ line: String) -> Int? {
+        let member = line.utf8.prefix { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: ";") }
+        return CacheControl.deltaSeconds(trimmed(String(decoding: member, as: UTF8.self)))
+    }
+
+    /// `text` without the spaces and tabs around it.
+    private static func trimmed(_ text: String) -> String {
+        text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// A `304 (Not Modified)` merged into the stored response it validated (RFC 9111 sections 3.2 and 4.3.4).
+///
+/// **Which stored response it applies to** (section 4.3.4, for the one stored response that was validated): when the
+/// `304` has a strong entity tag, the stored one must have the same strong tag; a weak tag must match the stored
+/// tag ignoring weakness; with no tag, a `Last-Modified` must equal the stored one. A `304` with no validator at all
+/// applies to the response it answers: the section selects a stored response then only when that one has no
+/// validator either, but servers commonly leave validators out of a `304`, and the conditions came from this very
+/// response, as OkHttp and browsers reason. A `304` that does not apply cannot be used: fetch again, unconditionally.
+///
+/// **How it updates** (section 3.2): each field of the `304` replaces all stored fields of its name, except:
+/// - the fields never stored (``CachedResponseHead/unstoredFieldNames`` and those `Connection` lists);
+/// - `Content-Length` (section 3.2), `Content-Encoding` (the stored content's coding cannot change by a `304`;
+///   section 3.2 names it) and `Content-Range` (section 3.2);
+/// - `Age`: the stored `Age` is dropped and the `304`'s, if any, taken instead, since the stored response's times
+///   become those of the validation (its age is then the `304`'s);
+/// - and when the `304` has no `Date`, the merged response gets the time it arrived as its `Date` (RFC 9110
+///   section 6.6.1), so that the validation renews its apparent age.
+package enum CacheRevalidation {
+    /// What a `304` does to the stored response it answers.
+    package enum Outcome: Sendable, Equatable {
+        /// It applies: the stored response with its fields updated and the validation's times, to serve. `storable`
+        /// is `false` when the updated response may no longer be stored (it now says `no-store`, say): serve it,
+        /// and remove the stored one.
+        case updated(CachedResponseHead, storable: Bool)
+        /// It names another representation: it cannot be used.
+        case notApplicable
+    }
+
+    /// The fields a `304` never updates, besides those never stored. Lower case.
+    package static let fieldsKeptFromStorage: Set<String> = [
+        "content-length", "content-encoding", "content-range", "age",
+    ]
+
+    /// Merges a `304` into the stored response it validated.
+    /// - Parameters:
+    ///   - notModifiedHeaders: The `304`'s header fields.
+    ///   - requestHeaders: The header fields of the request that was validated, which may change the variant.
+    ///   - requestTime: When the validation request was sent.
+    ///   - responseTime: When the `304` was received.
+    ///   - stored: The stored response.
+    /// - Returns: The updated response, or ``Outcome/notApplicable``.
+    package static func merge(
+        notModifiedHeaders: HTTPHeaders, requestHeaders: HTTPHeaders, requestTime: Date, responseTime: Date,
+        into stored: CachedResponseHead
+    ) -> Outcome {
+        let notModified = CacheResponseFields(notModifiedHeaders, now: responseTime)
+        guard applies(notModified, to: stored.fields) else { return .notApplicable }
+        let headers = updatedFields(stored: stored.headers, notModified: notModifiedHeaders, receivedAt: responseTime)
+        let variant = CacheVariant(responseHeaders: headers, requestHeaders: requestHeaders)
+        let updated = CachedResponseHead(
+            status: stored.status, headers: headers, requestTime: requestTime, responseTime: responseTime,
+            variant: variant ?? stored.variant)
+        let refusal = CacheStorability.refusal(
+            method: .get, requestHeaders: requestHeaders, status: stored.status, responseHeaders: headers,
+            responseTime: responseTime)
+        return .updated(updated, storable: variant != nil && refusal == nil)
+    }
+
+    /// Whether a `304` with the given fields applies to a stored response with the given fields (see above).
+    /// - Parameters:
+    ///   - notModified: The `304`'s fields.
+    ///   - stored: The stored response's fields.
+    /// - Returns: `true` when the stored response is the one the `304` selects.
+    package static func applies(_ notModified: CacheResponseFields, to stored: CacheResponseFields) -> Bool {
+        if let tag = notModified.entityTag {
+            guard let storedTag = stored.entityTag else { return false }
+            if !isWeak(tag) && isWeak(storedTag) { return false }
+            return opaqueTag(tag) == opaqueTag(storedTag)
+        }
+        if let lastModified = notModified.lastModified { return stored.lastModified == lastModified }
+        return true
+    }
+
+    /// The stored fields updated by a `304`'s (see above).
+    /// - Parameters:
+    ///   - stored: The stored response's fields.
+    ///   - notModified: The `304`'s fields.
+    ///   - receivedAt: When the `304` arrived: its `Date` when it has none.
+    /// - Returns: The updated fields.
+    package static func updatedFields(stored: HTTPHeaders, notModified: HTTPHeaders, receivedAt: Date) -> HTTPHeaders {
+        let excluded = CachedResponseHead.unstoredFieldNames.union(CachedResponseHead.connectionOptions(notModified))
+            .union(fieldsKeptFromStorage)
+        var updated = stored
+        var replaced: Set<String> = []
+        for field in notModified {
+            let name = field.name.lowercased()
+            guard !excluded.contains(name), replaced.insert(name).inserted else { continue }
+            updated.remove(name: field.name)
+            for value in notModified.values(for: field.name) { updated.add(name: field.name, value: value) }
+        }
+        updated.remove(name: "Age")
+        for value in notModified.values(for: "Age") { updated.add(name: "Age", value: value) }
+        if !notModified.contains("Date"), let date = CacheDate.imfFixdate(receivedAt) {
+            updated["Date"] = date
+        }
+        return updated
+    }
+
+    /// Whether an entity tag is weak: it starts with `W/` (`w/` is read too).
+    private static func isWeak(_ tag: String) -> Bool {
+        tag.hasPrefix("W/") || tag.hasPrefix("w/")
+    }
+
+    /// An entity tag without its weakness prefix.
+    private static func opaqueTag(_ tag: String) -> Substring {
+        isWeak(tag) ? tag.dropFirst(2) : tag[...]
+    }
+}
