@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "fuzz-event-stream", targets: ["FuzzEventStream"]),
         .executable(name: "fuzz-content-decoder", targets: ["FuzzContentDecoder"]),
         .executable(name: "fuzz-cache-control", targets: ["FuzzCacheControl"]),
+        .executable(name: "fuzz-cache-entry", targets: ["FuzzCacheEntry"]),
     ],
     dependencies: [
         .package(name: "SimpleNetworking", path: ".."),
@@ -52,6 +53,7 @@ let package = Package(
         ),
         .executableTarget(name: "FuzzEventStream", dependencies: ["FuzzHarness", "SimpleNetworking"]),
         .executableTarget(name: "FuzzCacheControl", dependencies: ["FuzzHarness", "SimpleNetworking"]),
+        .executableTarget(name: "FuzzCacheEntry", dependencies: ["FuzzHarness", "SimpleNetworking"]),
         .executableTarget(
             name: "FuzzContentDecoder",
             dependencies: [
