@@ -88,6 +88,11 @@ extension SimpleNetworking {
         /// The interceptors every attempt of every request goes through, in order, before those of the request
         /// (``SimpleRequest/intercept(with:)``): see ``RequestInterceptor``. Default: none.
         public var interceptors: [any RequestInterceptor] = []
+        /// The client's private HTTP cache (RFC 9111), in memory or on disk: fresh responses answer without the
+        /// server, stale ones are revalidated, on every transport and platform (<doc:HTTPCaching>). It is the last stage
+        /// of each attempt's pipeline, after the interceptors. Default: `nil`, no cache; the platform's `URLCache`
+        /// stays off either way.
+        public var cache: HTTPCache?
         /// What HTTPS connections must satisfy beyond the platform's defaults: extra or only given trust roots,
         /// public-key pins, a client identity, a minimum TLS version (see the "TLS" article). A transport that cannot
         /// enforce a part refuses the HTTPS requests it applies to with

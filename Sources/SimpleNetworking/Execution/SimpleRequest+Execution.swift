@@ -243,7 +243,8 @@ extension SimpleRequest {
                 record.history.append(
                     RequestAttempt(
                         number: record.attempts, statusCode: response?.statusCode, error: sent.outcome.failure,
-                        delay: waited, retriedBy: asked?.interceptor, httpVersion: response?.httpVersion))
+                        delay: waited, retriedBy: asked?.interceptor, httpVersion: response?.httpVersion,
+                        source: response?.source))
                 record.lastResponse = response
                 publish(record)
                 if let asked {
@@ -443,8 +444,12 @@ extension SimpleRequest {
         let timer = client.isObserved ? AttemptTimer(clock: client.configuration.clock) : nil
         var outcome: Outcome
         var intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
-        if !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {
-            let interceptors = client.configuration.interceptors + parts.interceptors
+        // The cache takes part in attempts whose whole response comes back in memory: not a download, a response
+        // stream or an event stream.
+        let cache = destination == nil && !parts.unboundedBody ? client.configuration.cache : nil
+        if cache != nil || !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {
+            var interceptors = client.configuration.interceptors + parts.interceptors
+            if let cache { interceptors.append(CacheStage(cache: cache)) }
             let context = InterceptorContext(
                 client: client, requestID: parts.safety.requestID, attempt: record.attempts)
             intercepted = (interceptors, context)

@@ -40,6 +40,10 @@ public struct NetworkEvent: Sendable, CustomStringConvertible {
         /// (``SimpleRequest/retry(after:)``, re-authentication). Only retries with something to wait for report it;
         /// a wait that is cancelled or passes the deadline ends the execution instead.
         case retryWaitFinished(attempt: Int, duration: TimeInterval)
+        /// The client's HTTP cache answered the attempt (``ResponseSource/cache``), or the server confirmed its
+        /// stored response (``ResponseSource/revalidated``), with `statusCode` (<doc:HTTPCaching>). It comes before
+        /// ``attemptFinished(attempt:statusCode:timings:)``; an attempt the server answered has none.
+        case cacheAnswered(source: ResponseSource, statusCode: Int)
         /// A redirect was followed; both URLs are redacted.
         case redirectFollowed(from: String, to: String, statusCode: Int)
         /// A redirect was not followed because of the redirect policy, a loop or the hop limit.
@@ -99,6 +103,8 @@ extension NetworkEvent.Kind {
             return "retry as attempt \(attempt) in \(DurationText.describe(delay))"
         case .retryWaitFinished(let attempt, let duration):
             return "waited \(DurationText.describe(duration)) before attempt \(attempt)"
+        case .cacheAnswered(.revalidated, let status): return "\(status) from the cache, revalidated (304)"
+        case .cacheAnswered(_, let status): return "\(status) from the cache"
         case .redirectFollowed(_, let to, let status): return "redirect \(status) followed to \(to)"
         case .redirectRefused(let status, let reason): return "redirect \(status) refused: \(reason)"
         case .failed(let error): return "failed: \(error)"

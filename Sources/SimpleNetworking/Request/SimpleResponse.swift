@@ -9,6 +9,7 @@ public struct SimpleResponse: Sendable {
         var body: Data
         var url: URL?
         var httpVersion: HTTPProtocolVersion?
+        var source = ResponseSource.network
         var attempts: [RequestAttempt] = []
         var fileURL: URL?
         var clientDecoder: JSONDecoder?
@@ -40,6 +41,12 @@ public struct SimpleResponse: Sendable {
     public var httpVersion: HTTPProtocolVersion? {
         get { storage.fields.httpVersion }
         set { self = changing { $0.httpVersion = newValue } }
+    }
+    /// Where the response came from: the server, or the client's HTTP cache (``SimpleNetworking/Configuration/cache``).
+    /// ``ResponseSource/network`` for every response of a client without a cache.
+    public internal(set) var source: ResponseSource {
+        get { storage.fields.source }
+        set { self = changing { $0.source = newValue } }
     }
     /// Every attempt of the execution that produced this response, this one last.
     public internal(set) var attempts: [RequestAttempt] {

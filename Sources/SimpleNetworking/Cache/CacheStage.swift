@@ -1,0 +1,238 @@
+import Foundation
+
+/// The client's HTTP cache (``SimpleNetworking/Configuration/cache``) as the last stage of an attempt's pipeline,
+/// after every interceptor and before the redirects and the transport (<doc:HTTPCaching>).
+///
+/// It sees each request as it will be sent (the interceptors' headers included), and decides with the cache rules
+/// (``CacheLookup``): answer from storage, send the request with validators and merge a `304`, or send it as it is
+/// and store what may be stored. A request another method sends (`POST`, `PUT`, `PATCH`, `DELETE`) goes through, and
+/// a success removes what is stored for its URL (``CacheInvalidation``). Responses that followed a redirect are not
+/// stored: the stored response of a URL is the one its own server gave.
+struct CacheStage: RequestInterceptor {
+    let cache: HTTPCache
+
+    func intercept(_ request: HTTPRequest, context: InterceptorContext, next: InterceptorNext)
+        async throws(SimpleNetworkingError) -> SimpleResponse
+    {
+        guard CacheLookup.takesPart(method: request.method, requestHeaders: request.headers) else {
+            let response = try await next(request)
+            invalidate(after: request, response: response)
+            return response
+        }
+        let clock = context.client.configuration.clock
+        let key = Self.key(for: request.url)
+        let entries = cache.storage.variants(of: key)
+        let heads = entries.map(Self.head(of:))
+        let stored = CacheLookup.selectedIndex(among: heads, requestHeaders: request.headers).map {
+            Stored(entry: entries[$0], head: heads[$0])
+        }
+        let decision = CacheLookup.decide(
+            method: request.method, requestHeaders: request.headers, stored: stored?.head, now: clock.now())
+        switch decision {
+        case .serveFresh(let age), .serveStale(let age):
+            if let stored, let response = served(stored, age: age, source: .cache, for: request, context: context) {
+                return response
+            }
+            return try await fetch(request, stored: nil, context: context, next: next)
+        case .serveStaleWhileRevalidating(let age, let validation):
+            guard let stored, let response = served(stored, age: age, source: .cache, for: request, context: context)
+            else { return try await fetch(request, stored: nil, context: context, next: next) }
+            // The stale response answers now; the validation runs on its own and updates storage for the next one.
+            let conditional = Self.adding(validation, to: request)
+            Task { _ = try? await revalidate(conditional, of: request, stored: stored, context: context, next: next) }
+            return response
+        case .revalidate(let validation):
+            guard let stored else { return try await fetch(request, stored: nil, context: context, next: next) }
+            return try await revalidate(
+                Self.adding(validation, to: request), of: request, stored: stored, context: context, next: next)
+        case .fetch:
+            return try await fetch(request, stored: stored, context: context, next: next)
+        case .gatewayTimeout:
+            // only-if-cached, and nothing stored may answer (RFC 9111 section 5.2.1.7).
+            var response = SimpleResponse(statusCode: 504, url: request.url)
+            response.source = .cache
+            context.client.emit(
+                .cacheAnswered(source: .cache, statusCode: 504), for: request, requestID: context.requestID)
+            return response
+        }
+    }
+
+    // MARK: Sending
+
+    /// A stored response and its head as the cache rules read it.
+    struct Stored: Sendable {
+        let entry: CacheEntry
+        let head: CachedResponseHead
+    }
+
+    /// Sends `request` as it is and stores the response when it may be stored; after a failure or an error status,
+    /// answers with `stored` instead when `stale-if-error` allows.
+    private func fetch(
+        _ request: HTTPRequest, stored: Stored?, context: InterceptorContext, next: InterceptorNext
+    ) async throws(SimpleNetworkingError) -> SimpleResponse {
+        let clock = context.client.configuration.clock
+        let sentAt = clock.now()
+        let response: SimpleResponse
+        do {
+            response = try await next(request)
+        } catch {
+            if let stored, let stale = staleIfError(.transport, stored, for: request, context: context) {
+                return stale
+            }
+            throw error
+        }
+        if let stored, let stale = staleIfError(.status(response.statusCode), stored, for: request, context: context) {
+            return stale
+        }
+        store(response, for: request, sentAt: sentAt, receivedAt: clock.now())
+        return response
+    }
+
+    /// Sends `conditional` (the request with the stored response's validators): a `304` that applies answers with the
+    /// stored body and the merged header fields, stored again; any other answer is handled as a fetch.
+    private func revalidate(
+        _ conditional: HTTPRequest, of request: HTTPRequest, stored: Stored, context: InterceptorContext,
+        next: InterceptorNext
+    ) async throws(SimpleNetworkingError) -> SimpleResponse {
+        let clock = context.client.configuration.clock
+        let sentAt = clock.now()
+        let response: SimpleResponse
+        do {
+            response = try await next(conditional)
+        } catch {
+            if let stale = staleIfError(.transport, stored, for: request, context: context) { return stale }
+            throw error
+        }
+        let receivedAt = clock.now()
+        guard response.statusCode == 304 else {
+            if let stale = staleIfError(.status(response.statusCode), stored, for: request, context: context) {
+                return stale
+            }
+            store(response, for: request, sentAt: sentAt, receivedAt: receivedAt)
+            return response
+        }
+        switch CacheRevalidation.merge(
+            notModifiedHeaders: response.headers, requestHeaders: request.headers, requestTime: sentAt,
+            responseTime: receivedAt, into: stored.head)
+        {
+        case .updated(let head, let storable):
+            var entry = stored.entry
+            if storable {
+                entry = cache.storage.replaceHead(with: Self.entry(stored.entry, updatedTo: head)) ?? entry
+            } else {
+                cache.storage.removeVariants(of: stored.entry.key)
+            }
+            let updated = Stored(entry: entry, head: head)
+            let age = CacheFreshness.ageFieldValue(
+                CacheFreshness.currentAge(
+                    fields: head.fields, requestTime: head.requestTime, responseTime: head.responseTime,
+                    now: receivedAt))
+            if let served = served(updated, age: age, source: .revalidated, for: request, context: context) {
+                return served
+            }
+            // The stored body went meanwhile (evicted, damaged): ask for the whole response.
+            return try await fetch(request, stored: nil, context: context, next: next)
+        case .notApplicable:
+            return try await fetch(request, stored: nil, context: context, next: next)
+        }
+    }
+
+    // MARK: Answering from storage
+
+    /// The stored response as an answer to `request`, with `Age` set, or `nil` when its body cannot be read.
+    private func served(
+        _ stored: Stored, age: Int, source: ResponseSource, for request: HTTPRequest, context: InterceptorContext
+    ) -> SimpleResponse? {
+        guard let body = cache.storage.body(of: stored.entry) else { return nil }
+        var headers = stored.head.headers
+        headers["Age"] = String(age)
+        var response = SimpleResponse(statusCode: stored.head.status, headers: headers, body: body, url: request.url)
+        response.source = source
+        context.client.emit(
+            .cacheAnswered(source: source, statusCode: response.statusCode), for: request, requestID: context.requestID)
+        return response
+    }
+
+    /// `stored`, when `stale-if-error` lets it answer after `failure`.
+    private func staleIfError(
+        _ failure: CacheStaleIfError.Failure, _ stored: Stored, for request: HTTPRequest, context: InterceptorContext
+    ) -> SimpleResponse? {
+        guard
+            let age = CacheStaleIfError.servableAge(
+                after: failure, requestHeaders: request.headers, stored: stored.head,
+                now: context.client.configuration.clock.now())
+        else { return nil }
+        return served(stored, age: age, source: .cache, for: request, context: context)
+    }
+
+    // MARK: Storing and invalidating
+
+    /// Stores `response` to `request` when the rules allow it and it came from the request's own URL.
+    private func store(_ response: SimpleResponse, for request: HTTPRequest, sentAt: Date, receivedAt: Date) {
+        guard response.url.map({ Self.key(for: $0) == Self.key(for: request.url) }) ?? true,
+            CacheStorability.refusal(
+                method: request.method, requestHeaders: request.headers, status: response.statusCode,
+                responseHeaders: response.headers, responseTime: receivedAt) == nil,
+            let head = CachedResponseHead(
+                status: response.statusCode, responseHeaders: response.headers, requestHeaders: request.headers,
+                requestTime: sentAt, responseTime: receivedAt)
+        else { return }
+        _ = cache.storage.store(Self.entry(key: Self.key(for: request.url), head: head), body: response.body)
+    }
+
+    /// After an unsafe method's success, removes what is stored for the URLs it changed.
+    private func invalidate(after request: HTTPRequest, response: SimpleResponse) {
+        for key in CacheInvalidation.invalidatedKeys(
+            method: request.method, requestURL: request.url, status: response.statusCode,
+            responseHeaders: response.headers)
+        {
+            cache.storage.removeVariants(of: CacheEntry.Key(method: "GET", url: key))
+        }
+    }
+
+    // MARK: Between the rules and the storage
+
+    /// The storage key of a `GET` of `url`.
+    static func key(for url: URL) -> CacheEntry.Key {
+        CacheEntry.Key(method: "GET", url: CacheInvalidation.primaryKey(for: url))
+    }
+
+    /// The names of the variant's two parts in a stored entry: the fields `Vary` nominates, and their digest.
+    private static let (varyName, digestName) = ("vary", "variant")
+
+    /// An entry to store for `head` under `key`.
+    static func entry(key: CacheEntry.Key, head: CachedResponseHead) -> CacheEntry {
+        CacheEntry(
+            key: key,
+            varyValues: [varyName: head.variant.fieldNames.joined(separator: ","), digestName: head.variant.key],
+            status: head.status, headers: head.headers, requestTime: head.requestTime,
+            responseTime: head.responseTime)
+    }
+
+    /// `entry` with the header fields and times a `304` updated it to, its variant and body kept.
+    static func entry(_ entry: CacheEntry, updatedTo head: CachedResponseHead) -> CacheEntry {
+        var updated = entry
+        updated.headers = head.headers
+        updated.requestTime = head.requestTime
+        updated.responseTime = head.responseTime
+        return updated
+    }
+
+    /// The head the cache rules read from a stored entry.
+    static func head(of entry: CacheEntry) -> CachedResponseHead {
+        let values = entry.varyValues
+        let names = (values[varyName] ?? nil)?.split(separator: ",").map(String.init) ?? []
+        var variant = CacheVariant(fieldNames: names, requestHeaders: [:])
+        variant.key = (values[digestName] ?? nil) ?? ""
+        return CachedResponseHead(
+            status: entry.status, headers: entry.headers, requestTime: entry.requestTime,
+            responseTime: entry.responseTime, variant: variant)
+    }
+
+    /// `request` with the validation's precondition fields.
+    static func adding(_ validation: CacheValidation, to request: HTTPRequest) -> HTTPRequest {
+        var request = request
+        for field in validation.headerFields { request.headers[field.name] = field.value }
+        return request
+    }
+}
