@@ -11,6 +11,9 @@ import Foundation
 /// execute(request:) ─▶ build (base URL, default headers, validation) ─▶ interceptors ─▶ redirects, cookies ─▶ transport
 /// ```
 ///
+/// The client's HTTP cache (``SimpleNetworking/Configuration/cache``), when it has one, is the last stage before the
+/// redirects: an interceptor sees a response the cache answered like any other, its ``SimpleResponse/source`` saying so.
+///
 /// Calling `next` later, or never, is the interceptor's choice, as calling `super` in
 /// ``SimpleNetworking/execute(request:)`` is: an interceptor that returns a response of its own without calling it
 /// answers the attempt without the network. Cancelling the request ends the attempt at once with
