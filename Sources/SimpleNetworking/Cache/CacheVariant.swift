@@ -89,7 +89,7 @@ package struct CacheVariant: Sendable, Hashable, Codable {
         for name in fieldNames { append(name, normalisedValue(of: name, in: requestHeaders)) }
         encoding.append(0xFE)  // the credentials, apart from the nominated fields
         append("authorization", normalisedValue(of: "Authorization", in: requestHeaders))
-        return VariantDigest.sha256Hex(encoding)
+        return PortableSHA256.hexHash(encoding)
     }
 
     private static func appendPart(_ bytes: [UInt8], to encoding: inout [UInt8]) {

@@ -26,7 +26,7 @@ struct CacheSupportTests {
             ),
         ])
     func sha256(message: String, digest: String) {
-        #expect(VariantDigest.sha256Hex(message.utf8) == digest)
+        #expect(PortableSHA256.hexHash(message.utf8) == digest)
     }
 
     @Test(

@@ -1,13 +1,14 @@
-/// SHA-256 (FIPS 180-4) in plain Swift, for ``CacheVariant``'s key: the same on every platform, and with no
-/// dependency (the platform's digest is Apple-only).
+/// SHA-256 (FIPS 180-4) in plain Swift: the same on every platform, with no dependency (the platform's digest is
+/// Apple-only). Not used for anything secret.
 ///
-/// It fingerprints the request fields a stored response was chosen by, credentials among them, so that a store
-/// compares variants without keeping the fields' values.
-package enum VariantDigest {
+/// The HTTP cache uses it for ``CacheVariant``'s key, which fingerprints the request fields a stored response was
+/// chosen by, credentials among them, so that a store compares variants without keeping the fields' values; and
+/// for the names of its files, which never hold a URL or a header.
+package enum PortableSHA256 {
     /// The SHA-256 digest of `bytes`.
     /// - Parameter bytes: The message.
     /// - Returns: 32 bytes.
-    package static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
@@ -53,10 +54,10 @@ package enum VariantDigest {
     /// The SHA-256 digest of `bytes` in lower-case hexadecimal: 64 characters.
     /// - Parameter bytes: The message.
     /// - Returns: The hexadecimal digest.
-    package static func sha256Hex(_ bytes: some Collection<UInt8>) -> String {
+    package static func hexHash(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(
-            decoding: sha256(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+            decoding: hash(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
