@@ -34,7 +34,7 @@ package enum CacheDate {
         let whole = Int(seconds.rounded(.down))
         let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let within = whole - days * 86_400
-        let (year, month, day) = civilDate(fromDays: days)
+        let (year, month, day) = HTTPDate.civilDate(fromDays: days)
         let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4, counting from Sunday)
         return "\(weekdayNames[weekday]), \(twoDigits(day)) \(monthNames[month - 1]) \(year) "
             + "\(twoDigits(within / 3_600)):\(twoDigits(within / 60 % 60)):\(twoDigits(within % 60)) GMT"
@@ -47,18 +47,5 @@ package enum CacheDate {
 
     private static func twoDigits(_ number: Int) -> String {
         number < 10 ? "0\(number)" : "\(number)"
-    }
-
-    /// The proleptic Gregorian date of the day `days` after 1970-01-01 (Howard Hinnant's algorithm).
-    private static func civilDate(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -77,22 +77,48 @@ struct CacheStage: RequestInterceptor {
     private func fetch(
         _ request: HTTPRequest, stored: Stored?, context: InterceptorContext, next: InterceptorNext
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
+        let sent = try await send(request, for: request, fallingBackTo: stored, context: context, next: next)
+        if case .network(let response, let sentAt, let receivedAt) = sent {
+            store(response, for: request, sentAt: sentAt, receivedAt: receivedAt)
+        }
+        return sent.response
+    }
+
+    /// What ``send(_:for:fallingBackTo:context:next:)`` got.
+    private enum Sent {
+        /// The server's response, with when the request went and when the response came.
+        case network(SimpleResponse, sentAt: Date, receivedAt: Date)
+        /// The stored response, served after a failure under `stale-if-error`.
+        case stale(SimpleResponse)
+
+        var response: SimpleResponse {
+            switch self {
+            case .network(let response, _, _), .stale(let response): response
+            }
+        }
+    }
+
+    /// Sends `sending` (`request`, or it with validators) through the rest of the pipeline; after a failure or an
+    /// error status, `stored` answers instead when `stale-if-error` allows.
+    private func send(
+        _ sending: HTTPRequest, for request: HTTPRequest, fallingBackTo stored: Stored?, context: InterceptorContext,
+        next: InterceptorNext
+    ) async throws(SimpleNetworkingError) -> Sent {
         let clock = context.client.configuration.clock
         let sentAt = clock.now()
         let response: SimpleResponse
         do {
-            response = try await next(request)
+            response = try await next(sending)
         } catch {
             if let stored, let stale = staleIfError(.transport, stored, for: request, context: context) {
-                return stale
+                return .stale(stale)
             }
             throw error
         }
         if let stored, let stale = staleIfError(.status(response.statusCode), stored, for: request, context: context) {
-            return stale
+            return .stale(stale)
         }
-        store(response, for: request, sentAt: sentAt, receivedAt: clock.now())
-        return response
+        return .network(response, sentAt: sentAt, receivedAt: clock.now())
     }
 
     /// Sends `conditional` (the request with the stored response's validators): a `304` that applies answers with the
@@ -101,20 +127,9 @@ struct CacheStage: RequestInterceptor {
         _ conditional: HTTPRequest, of request: HTTPRequest, stored: Stored, context: InterceptorContext,
         next: InterceptorNext
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
-        let clock = context.client.configuration.clock
-        let sentAt = clock.now()
-        let response: SimpleResponse
-        do {
-            response = try await next(conditional)
-        } catch {
-            if let stale = staleIfError(.transport, stored, for: request, context: context) { return stale }
-            throw error
-        }
-        let receivedAt = clock.now()
+        let sent = try await send(conditional, for: request, fallingBackTo: stored, context: context, next: next)
+        guard case .network(let response, let sentAt, let receivedAt) = sent else { return sent.response }
         guard response.statusCode == 304 else {
-            if let stale = staleIfError(.status(response.statusCode), stored, for: request, context: context) {
-                return stale
-            }
             store(response, for: request, sentAt: sentAt, receivedAt: receivedAt)
             return response
         }

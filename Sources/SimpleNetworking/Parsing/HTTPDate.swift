@@ -76,7 +76,7 @@ package enum HTTPDate {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, abs(seconds) < 1e15 else { return 1970 }
         let days = Int((seconds / 86_400).rounded(.down))
-        return civilYear(fromDays: days)
+        return civilDate(fromDays: days).year
     }
 
     /// An hour, minute and second, each already in range (a leap second, 60, is allowed).
@@ -137,15 +137,18 @@ package enum HTTPDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The year of the day `days` after 1970-01-01 (the inverse of `daysFromCivil`, year only).
-    private static func civilYear(fromDays days: Int) -> Int {
+    /// The proleptic Gregorian date of the day `days` after 1970-01-01: the inverse of `daysFromCivil` (Howard
+    /// Hinnant's algorithm).
+    package static func civilDate(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
         let monthIndex = (5 * dayOfYear + 2) / 153
-        return yearOfEra + era * 400 + (monthIndex >= 10 ? 1 : 0)
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Reads ASCII bytes from the front; every method either consumes what it matched or reports no match.
