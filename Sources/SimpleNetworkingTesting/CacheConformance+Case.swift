@@ -121,7 +121,9 @@ extension CacheConformance {
         public var status: Int
         /// The header fields, each line as given.
         public var fields: Fields
-        /// Whether the server closes the connection instead of answering, a transport failure for the client.
+        /// Whether the server closes the connection instead of answering, a transport failure for the client. The
+        /// transport may send the request once more before it fails (RFC 9112 section 9.3.1 allows it for an
+        /// idempotent request), and the kit accepts that.
         public var closesConnection: Bool
 
         /// Creates an answer.
