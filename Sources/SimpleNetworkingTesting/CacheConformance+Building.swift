@@ -36,7 +36,8 @@ extension CacheConformance {
         switch reuse {
         case .fresh, .stale:
             return Step(
-                wait: wait, fields: request, sending: .notSent, answer: .response(.cache, status: status, bodyOfStep: 1))
+                wait: wait, fields: request, sending: .notSent, answer: .response(.cache, status: status, bodyOfStep: 1)
+            )
         case .revalidated(let conditions):
             let tag = conditions.first { $0.name == "If-None-Match" }.map { [(name: "ETag", value: $0.value)] } ?? []
             return Step(

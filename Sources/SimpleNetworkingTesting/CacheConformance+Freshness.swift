@@ -14,7 +14,8 @@ extension CacheConformance {
         reuse("freshness-max-age-0", response: [("Cache-Control", "max-age=0")], .fetched),
         reuse("freshness-max-age-max-plus", response: [("Cache-Control", "max-age=99999999999")], .fresh),
         reuse(
-            "freshness-max-age-age", response: [("Date", .date(0)), ("Cache-Control", "max-age=3600"), ("Age", "7200")],
+            "freshness-max-age-age",
+            response: [("Date", .date(0)), ("Cache-Control", "max-age=3600"), ("Age", "7200")],
             modifiedSince(0)),
         reuse(
             "freshness-max-age-date", response: [("Date", .date(-7200)), ("Cache-Control", "max-age=3600")],
@@ -26,7 +27,8 @@ extension CacheConformance {
         reuse("freshness-max-age-case-insenstive", response: [("Cache-Control", "MaX-aGe=3600")], .fresh),
         reuse("freshness-max-age-negative", response: [("Cache-Control", "max-age=-3600")], .fetched),
         // A private cache ignores s-maxage: max-age=1 decides.
-        reuse("freshness-max-age-s-maxage-private", response: [("Cache-Control", "s-maxage=3600, max-age=1")], .fetched),
+        reuse(
+            "freshness-max-age-s-maxage-private", response: [("Cache-Control", "s-maxage=3600, max-age=1")], .fetched),
         reuse("freshness-max-age-quoted", response: [("Cache-Control", "max-age=\"3600\"")], .fresh),
         reuse("freshness-max-age-leading-zero", response: [("Cache-Control", "max-age=003600")], .fresh),
         // Several max-age values, or an invalid one: stale (RFC 9111 section 4.2.1).
@@ -37,6 +39,17 @@ extension CacheConformance {
             "freshness-max-age-ignore-quoted", response: [("Cache-Control", "extension=\"max-age=3600\", max-age=1")],
             .fetched),
         reuse("freshness-max-age-space-after-equals", response: [("Cache-Control", "max-age= 3600")], .fetched),
+        // Ours: a stored response answers with its current age, the Age it came with plus the time since.
+        Case(
+            "freshness-age-sent",
+            steps: [
+                Step(
+                    response: ServerResponse(fields: [
+                        ("Cache-Control", "max-age=3600"), ("Date", .date(0)), ("Age", "100"),
+                    ]),
+                    sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
+                Step(wait: 3, sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 1), age: 103),
+            ]),
     ]
 
     static let ageAndExpiresCases: [Case] = [
@@ -70,7 +83,8 @@ extension CacheConformance {
     static let heuristicCases: [Case] =
         [200, 203, 404, 410, 501].map { status in
             reuse(
-                "heuristic-\(status)-cached", status: status, response: [("Last-Modified", .date(-86400)), ("Date", .date(0))],
+                "heuristic-\(status)-cached", status: status,
+                response: [("Last-Modified", .date(-86400)), ("Date", .date(0))],
                 .fresh)
         }
         + [201, 403, 503].map { status in

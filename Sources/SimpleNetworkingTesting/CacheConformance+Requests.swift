@@ -84,7 +84,9 @@ extension CacheConformance {
     ]
 
     /// A response that varies, fresh for a while.
-    static let varying: Fields = [("Cache-Control", "max-age=5000"), ("Last-Modified", .date(-3000)), ("Date", .date(0))]
+    static let varying: Fields = [
+        ("Cache-Control", "max-age=5000"), ("Last-Modified", .date(-3000)), ("Date", .date(0)),
+    ]
 
     /// `Vary` (RFC 9111 section 4.1): a request that does not match the stored variant goes out unconditionally.
     static let varyCases: [Case] =
@@ -135,7 +137,9 @@ extension CacheConformance {
                     Step(
                         wait: 3, fields: [("Foo", "1")], sending: .notSent,
                         answer: .response(.cache, status: 200, bodyOfStep: 1)),
-                    Step(fields: [("Foo", "2")], sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 2)),
+                    Step(
+                        fields: [("Foo", "2")], sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 2)
+                    ),
                 ]),
         ]
 

@@ -9,7 +9,8 @@ extension CacheConformance {
             "conditional-etag-strong-generate", response: [("Cache-Control", "max-age=2"), ("ETag", "\"abcdef\"")],
             noneMatch("\"abcdef\"")),
         reuse(
-            "conditional-etag-weak-generate-weak", response: [("Cache-Control", "max-age=2"), ("ETag", "W/\"abcdef\"")],
+            "conditional-etag-weak-generate-weak",
+            response: [("Cache-Control", "max-age=2"), ("ETag", "W/\"abcdef\"")],
             noneMatch("W/\"abcdef\"")),
         reuse(
             "conditional-lm-stale", response: [("Cache-Control", "max-age=2"), ("Last-Modified", .date(-3000))],
@@ -24,6 +25,20 @@ extension CacheConformance {
             request: [("Abc", "123")], noneMatch("\"abcdef\"")),
         updated("304-etag-update-response-Cache-Control", validator: ("ETag", "\"abcdef\"")),
         updated("304-lm-update-response-Cache-Control", validator: ("Last-Modified", .date(-3000))),
+        // Ours: a 304 that says no-store answers with the stored body, then nothing is stored any more.
+        Case(
+            "304-no-store-removes",
+            steps: [
+                Step(
+                    response: ServerResponse(fields: [("Cache-Control", "max-age=1"), ("ETag", "\"a\"")]),
+                    sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
+                Step(
+                    wait: 3,
+                    response: ServerResponse(status: 304, fields: [("ETag", "\"a\""), ("Cache-Control", "no-store")]),
+                    sending: .sent(conditions: [("If-None-Match", "\"a\"")]),
+                    answer: .response(.revalidated, status: 200, bodyOfStep: 1)),
+                Step(sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 3)),
+            ]),
     ]
 
     /// A `304` updates the stored response (RFC 9111 section 3.2): stored stale with `Test-Header: A`, revalidated 3 s
@@ -87,7 +102,9 @@ extension CacheConformance {
             "other-set-cookie", response: [("Cache-Control", "max-age=100000"), ("Set-Cookie", "a=b")], .fresh),
         reuse(
             "other-fresh-content-disposition-attachment",
-            response: [("Cache-Control", "max-age=100000"), ("Content-Disposition", "attachment; filename=example.txt")],
+            response: [
+                ("Cache-Control", "max-age=100000"), ("Content-Disposition", "attachment; filename=example.txt"),
+            ],
             .fresh),
     ]
 
@@ -96,7 +113,8 @@ extension CacheConformance {
     static let statusCases: [Case] =
         [200, 203, 204, 400, 404, 410, 500, 502, 503, 504].flatMap { status in
             [
-                reuse("status-\(status)-fresh", status: status, response: [("Cache-Control", "max-age=100000")], .fresh),
+                reuse(
+                    "status-\(status)-fresh", status: status, response: [("Cache-Control", "max-age=100000")], .fresh),
                 reuse(
                     "status-\(status)-stale", status: status,
                     response: [("Expires", .date(-5000)), ("Last-Modified", .date(-100_000)), ("Date", .date(0))],
@@ -113,7 +131,9 @@ extension CacheConformance {
                 steps: [
                     Step(
                         method: "POST",
-                        response: ServerResponse(fields: [("Cache-Control", "max-age=3600"), ("Content-Location", .text(path))]),
+                        response: ServerResponse(fields: [
+                            ("Cache-Control", "max-age=3600"), ("Content-Location", .text(path)),
+                        ]),
                         sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
                     Step(wait: 3, sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 2)),
                 ]),

@@ -157,7 +157,8 @@ extension CacheConformance {
                 if let age = step.age, response.headers["Age"] != String(age) {
                     return "expected Age \(age), got \(response.headers["Age"] ?? "none")"
                 }
-                for field in step.responseFields where response.headers[field.name] != field.value.rendered(from: start) {
+                for field in step.responseFields where response.headers[field.name] != field.value.rendered(from: start)
+                {
                     return "expected \(field.name): \(field.value.rendered(from: start)), got "
                         + "\(response.headers[field.name] ?? "none")"
                 }

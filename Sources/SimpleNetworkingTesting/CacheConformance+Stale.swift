@@ -17,7 +17,8 @@ extension CacheConformance {
                     sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
                 Step(
                     wait: 3,
-                    response: ServerResponse(status: 304, fields: [("ETag", "\"abc\""), ("Cache-Control", "max-age=100")]),
+                    response: ServerResponse(
+                        status: 304, fields: [("ETag", "\"abc\""), ("Cache-Control", "max-age=100")]),
                     sending: .sentInBackground(conditions: [("If-None-Match", "\"abc\"")]),
                     answer: .response(.cache, status: 200, bodyOfStep: 1), age: 3),
                 Step(
@@ -28,7 +29,9 @@ extension CacheConformance {
             "stale-while-revalidate-window-passed",
             response: [("Cache-Control", "max-age=1, stale-while-revalidate=4"), ("ETag", "\"abc\"")], after: 6,
             noneMatch("\"abc\"")),
-        reuse("stale-while-revalidate-fresh", response: [("Cache-Control", "max-age=60, stale-while-revalidate=60")], .fresh),
+        reuse(
+            "stale-while-revalidate-fresh", response: [("Cache-Control", "max-age=60, stale-while-revalidate=60")],
+            .fresh),
         reuse(
             "stale-while-revalidate-must-revalidate",
             response: [("Cache-Control", "max-age=1, stale-while-revalidate=60, must-revalidate"), ("ETag", "\"a\"")],
@@ -49,7 +52,8 @@ extension CacheConformance {
     static let staleIfErrorCases: [Case] =
         [
             failedRevalidation("stale-sie-close", .closed, .response(.cache, status: 200, bodyOfStep: 1)),
-            failedRevalidation("stale-sie-503", ServerResponse(status: 503), .response(.cache, status: 200, bodyOfStep: 1)),
+            failedRevalidation(
+                "stale-sie-503", ServerResponse(status: 503), .response(.cache, status: 200, bodyOfStep: 1)),
         ]
         + [500, 502, 504].map { status in
             failedRevalidation(

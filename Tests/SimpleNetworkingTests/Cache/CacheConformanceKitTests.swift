@@ -72,7 +72,8 @@ struct CacheConformanceKitTests {
                     response: .init(fields: [("Cache-Control", "max-age=60"), ("Date", .date(0))]), sending: .sent,
                     answer: .response(.network, status: 200, bodyOfStep: 1)),
                 .init(wait: 59, sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 1), age: 59),
-                .init(wait: 2, sending: .sent(conditions: [("If-Modified-Since", .date(0))]),
+                .init(
+                    wait: 2, sending: .sent(conditions: [("If-Modified-Since", .date(0))]),
                     answer: .response(.network, status: 200, bodyOfStep: 3)),
             ])
         #expect(await kit.run(own) == nil)
