@@ -138,6 +138,11 @@ struct CacheStage: RequestInterceptor {
             responseTime: receivedAt, into: stored.head)
         {
         case .updated(let head, let storable):
+            // The body is read before the entry may be removed: a 304 that forbids storing still answers with it.
+            guard let body = cache.storage.body(of: stored.entry) else {
+                // The stored body went meanwhile (evicted, damaged): ask for the whole response.
+                return try await fetch(request, stored: nil, context: context, next: next)
+            }
             var entry = stored.entry
             if storable {
                 entry = cache.storage.replaceHead(with: Self.entry(stored.entry, updatedTo: head)) ?? entry
@@ -149,11 +154,7 @@ struct CacheStage: RequestInterceptor {
                 CacheFreshness.currentAge(
                     fields: head.fields, requestTime: head.requestTime, responseTime: head.responseTime,
                     now: receivedAt))
-            if let served = served(updated, age: age, source: .revalidated, for: request, context: context) {
-                return served
-            }
-            // The stored body went meanwhile (evicted, damaged): ask for the whole response.
-            return try await fetch(request, stored: nil, context: context, next: next)
+            return served(updated, body: body, age: age, source: .revalidated, for: request, context: context)
         case .notApplicable:
             return try await fetch(request, stored: nil, context: context, next: next)
         }
@@ -166,6 +167,14 @@ struct CacheStage: RequestInterceptor {
         _ stored: Stored, age: Int, source: ResponseSource, for request: HTTPRequest, context: InterceptorContext
     ) -> SimpleResponse? {
         guard let body = cache.storage.body(of: stored.entry) else { return nil }
+        return served(stored, body: body, age: age, source: source, for: request, context: context)
+    }
+
+    /// The stored response with `body` as an answer to `request`, with `Age` set.
+    private func served(
+        _ stored: Stored, body: Data, age: Int, source: ResponseSource, for request: HTTPRequest,
+        context: InterceptorContext
+    ) -> SimpleResponse {
         var headers = stored.head.headers
         headers["Age"] = String(age)
         var response = SimpleResponse(statusCode: stored.head.status, headers: headers, body: body, url: request.url)

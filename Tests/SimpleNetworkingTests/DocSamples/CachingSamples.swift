@@ -77,3 +77,15 @@ struct CachingSampleTests {
         #expect(server.requestCount == 1)
     }
 }
+
+@Suite("The Caching article's conformance sample runs")
+struct CachingConformanceSampleTests {
+    @Test("A case of the cache conformance kit over URLSession")
+    func conformance() async {
+        // DOC-SAMPLE: HTTPCaching/conformance
+        let kit = CacheConformance { _ in URLSessionTransport(configuration: SimpleNetworking.Configuration()) }
+        let failure = await kit.run("freshness-max-age-stale")  // one case; run() runs them all
+        #expect(failure == nil, "\(failure ?? "")")
+        // DOC-SAMPLE-END
+    }
+}
