@@ -10,9 +10,6 @@ import Foundation
 /// stored: the stored response of a URL is the one its own server gave.
 struct CacheStage: RequestInterceptor {
     let cache: HTTPCache
-    /// Whether answers from storage are announced to the client's events: not for a revalidation in the background,
-    /// whose request already ended.
-    var announces = true
 
     func intercept(_ request: HTTPRequest, context: InterceptorContext, next: InterceptorNext)
         async throws(SimpleNetworkingError) -> SimpleResponse
@@ -42,11 +39,8 @@ struct CacheStage: RequestInterceptor {
             else { return try await fetch(request, stored: nil, context: context, next: next) }
             // The stale response answers now; the validation runs on its own and updates storage for the next one.
             let conditional = Self.adding(validation, to: request)
-            let background = CacheStage(cache: cache, announces: false)
-            Task {
-                _ = try? await background.revalidate(
-                    conditional, of: request, stored: stored, context: context, next: next)
-            }
+            // Its 304, merged, is announced as `cacheAnswered(source: .revalidated, ...)` after the request ended.
+            Task { _ = try? await revalidate(conditional, of: request, stored: stored, context: context, next: next) }
             return response
         case .revalidate(let validation):
             guard let stored else { return try await fetch(request, stored: nil, context: context, next: next) }
@@ -123,7 +117,7 @@ struct CacheStage: RequestInterceptor {
 
     /// Sends `conditional` (the request with the stored response's validators): a `304` that applies answers with the
     /// stored body and the merged header fields, stored again; any other answer is handled as a fetch.
-    fileprivate func revalidate(
+    private func revalidate(
         _ conditional: HTTPRequest, of request: HTTPRequest, stored: Stored, context: InterceptorContext,
         next: InterceptorNext
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
@@ -179,11 +173,8 @@ struct CacheStage: RequestInterceptor {
         headers["Age"] = String(age)
         var response = SimpleResponse(statusCode: stored.head.status, headers: headers, body: body, url: request.url)
         response.source = source
-        if announces {
-            context.client.emit(
-                .cacheAnswered(source: source, statusCode: response.statusCode), for: request,
-                requestID: context.requestID)
-        }
+        context.client.emit(
+            .cacheAnswered(source: source, statusCode: response.statusCode), for: request, requestID: context.requestID)
         return response
     }
 

@@ -42,7 +42,9 @@ public struct NetworkEvent: Sendable, CustomStringConvertible {
         case retryWaitFinished(attempt: Int, duration: TimeInterval)
         /// The client's HTTP cache answered the attempt (``ResponseSource/cache``), or the server confirmed its
         /// stored response (``ResponseSource/revalidated``), with `statusCode` (<doc:HTTPCaching>). It comes before
-        /// ``attemptFinished(attempt:statusCode:timings:)``; an attempt the server answered has none.
+        /// ``attemptFinished(attempt:statusCode:timings:)``; an attempt the server answered has none. A stale response
+        /// revalidated in the background (`stale-while-revalidate`) reports the merged `304` this way too, with the
+        /// same request id, after that request's ``finished(statusCode:error:duration:)``.
         case cacheAnswered(source: ResponseSource, statusCode: Int)
         /// A redirect was followed; both URLs are redacted.
         case redirectFollowed(from: String, to: String, statusCode: Int)
