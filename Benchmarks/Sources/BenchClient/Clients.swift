@@ -49,7 +49,7 @@ func makeClient(named name: String, url: URL) -> (any Client)? {
         return BenchTLS(http2: name.hasSuffix("h2")).map { RawAsyncHTTPClient(url: url, tls: $0) }
     case "library-ahc-tls-h1", "library-ahc-tls-h2":
         return BenchTLS(http2: name.hasSuffix("h2")).map { LibraryClient(url: url, tls: $0) }
-    default: return nil
+    default: return makeCacheClient(named: name, url: url)
     }
 }
 

@@ -10,7 +10,9 @@ import NIOPosix
 // `Content-Encoding: gzip` (a compression bomb, for the size limit's memory). `GET /events/N` answers N MiB of
 // `text/event-stream` (EventStream.swift), chunked, written as the connection drains; the stream for the size in the
 // environment variable BENCH_EVENTS_MIB is made before the server listens, any other on its first request.
-// `GET /delay/N` answers the JSON after N seconds, for the CPU a client spends while it waits.
+// `GET /delay/N` answers the JSON after N seconds, for the CPU a client spends while it waits. `GET /cached-json`,
+// `/etag-json` and `/no-store-json` answer the JSON with caching headers, for the HTTP cache's clients
+// (CacheRoutes.swift).
 // Usage: bench-server PORT (0 for any); it prints the port it listens on.
 
 /// The 91-byte JSON every request gets.
@@ -43,6 +45,8 @@ final class Responder: ChannelInboundHandler {
     private let eventStreams: EventStreams
     private var keepAlive = true
     private var path = ""
+    /// The request's `If-None-Match`, for the cache routes.
+    private var ifNoneMatch: String?
     /// Bytes of a large body still to write.
     private var left = 0
     /// The large body being written, when it is not zeros.
@@ -59,6 +63,7 @@ final class Responder: ChannelInboundHandler {
         case .head(let head):
             keepAlive = head.isKeepAlive
             path = head.uri
+            ifNoneMatch = head.headers.first(name: "If-None-Match")
         case .body:
             break
         case .end:
@@ -77,20 +82,30 @@ final class Responder: ChannelInboundHandler {
                 }
                 return
             }
+            if let answer = CacheRoute(path: path)?.answer(ifNoneMatch: ifNoneMatch) {
+                return send(answer.body, status: answer.status, headers: answer.headers, context: context)
+            }
             send(path == "/accepts" ? String(acceptances.count) : payload, context: context)
         }
     }
 
-    /// Answers `body` as JSON, and closes the connection after it unless the request kept it alive.
-    private func send(_ body: String, context: ChannelHandlerContext) {
+    /// Answers `body` as JSON (with `status` and `extra` header fields), and closes the connection after it unless the
+    /// request kept it alive.
+    private func send(
+        _ body: String, status: HTTPResponseStatus = .ok, headers extra: [(String, String)] = [],
+        context: ChannelHandlerContext
+    ) {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        if status != .notModified { headers.add(name: "Content-Type", value: "application/json") }
+        if status != .notModified { headers.add(name: "Content-Length", value: String(body.utf8.count)) }
+        for (name, value) in extra { headers.add(name: name, value: value) }
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        let buffer = context.channel.allocator.buffer(string: body)
-        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        if !body.isEmpty {
+            let buffer = context.channel.allocator.buffer(string: body)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        }
         let keepAlive = keepAlive
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             if !keepAlive { context.close(promise: nil) }

@@ -30,7 +30,7 @@ package enum CacheInvalidation {
         var keys = [primaryKey(for: requestURL)]
         let origin = Origin(requestURL)
         for name in ["Location", "Content-Location"] {
-            guard let value = responseHeaders[name]?.trimmingCharacters(in: CharacterSet(charactersIn: " \t")),
+            guard let value = responseHeaders[name]?.withoutSurroundingSpacesAndTabs,
                 !value.isEmpty, let resolved = URL(string: value, relativeTo: requestURL)?.absoluteURL,
                 let origin, Origin(resolved) == origin
             else { continue }

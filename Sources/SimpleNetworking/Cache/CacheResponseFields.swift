@@ -75,6 +75,6 @@ package struct CacheResponseFields: Sendable, Equatable {
 
     /// `text` without the spaces and tabs around it.
     private static func trimmed(_ text: String) -> String {
-        text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        text.withoutSurroundingSpacesAndTabs
     }
 }

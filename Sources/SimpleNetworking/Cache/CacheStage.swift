@@ -10,6 +10,56 @@ import Foundation
 /// stored: the stored response of a URL is the one its own server gave.
 struct CacheStage: RequestInterceptor {
     let cache: HTTPCache
+    /// The lookup already made for the attempt's request (``answerFromStorage(_:context:)``), used by the first
+    /// ``intercept(_:context:next:)`` of that request instead of looking up again.
+    var lookedUp: Lookup?
+
+    /// What the cache found for a request: the stored response chosen for it and what to do.
+    struct Lookup: Sendable {
+        let request: HTTPRequest
+        let stored: Stored?
+        let decision: CacheLookupDecision
+    }
+
+    /// The cache's stage, with the lookup of its request made already, when there is one.
+    init(cache: HTTPCache, lookedUp: Lookup? = nil) {
+        self.cache = cache
+        self.lookedUp = lookedUp
+    }
+
+    /// Looks `request` up, and answers it from storage when the decision is to serve the stored response without
+    /// the server (fresh, or stale as the request allows); otherwise hands back the lookup for the stage. When the
+    /// cache is an attempt's only stage, a hit is answered so without the pipeline's task (<doc:Performance>, "HTTP
+    /// cache"): the answer is the same as the stage's.
+    /// - Returns: The response, when storage answers; else the lookup (`nil` when the cache takes no part).
+    func answerFromStorage(_ request: HTTPRequest, context: InterceptorContext) -> (
+        response: SimpleResponse?, lookup: Lookup
+    )? {
+        guard CacheLookup.takesPart(method: request.method, requestHeaders: request.headers) else { return nil }
+        let lookup = self.lookup(request, context: context)
+        switch lookup.decision {
+        case .serveFresh(let age), .serveStale(let age):
+            guard let stored = lookup.stored else { break }
+            // A body that cannot be read is fetched by the stage, which looks up again.
+            return (served(stored, age: age, source: .cache, for: request, context: context), lookup)
+        default: break
+        }
+        return (nil, lookup)
+    }
+
+    /// The stored response chosen for `request` and what to do with it.
+    private func lookup(_ request: HTTPRequest, context: InterceptorContext) -> Lookup {
+        let key = Self.key(for: request.url)
+        let entries = cache.storage.variants(of: key)
+        let heads = entries.map(Self.head(of:))
+        let stored = CacheLookup.selectedIndex(among: heads, requestHeaders: request.headers).map {
+            Stored(entry: entries[$0], head: heads[$0])
+        }
+        let decision = CacheLookup.decide(
+            method: request.method, requestHeaders: request.headers, stored: stored?.head,
+            now: context.client.configuration.clock.now())
+        return Lookup(request: request, stored: stored, decision: decision)
+    }
 
     func intercept(_ request: HTTPRequest, context: InterceptorContext, next: InterceptorNext)
         async throws(SimpleNetworkingError) -> SimpleResponse
@@ -19,16 +69,10 @@ struct CacheStage: RequestInterceptor {
             invalidate(after: request, response: response)
             return response
         }
-        let clock = context.client.configuration.clock
-        let key = Self.key(for: request.url)
-        let entries = cache.storage.variants(of: key)
-        let heads = entries.map(Self.head(of:))
-        let stored = CacheLookup.selectedIndex(among: heads, requestHeaders: request.headers).map {
-            Stored(entry: entries[$0], head: heads[$0])
-        }
-        let decision = CacheLookup.decide(
-            method: request.method, requestHeaders: request.headers, stored: stored?.head, now: clock.now())
-        switch decision {
+        let reusable = lookedUp.flatMap { $0.request == request && !Self.servesFromStorage($0.decision) ? $0 : nil }
+        let found = reusable ?? lookup(request, context: context)
+        let stored = found.stored
+        switch found.decision {
         case .serveFresh(let age), .serveStale(let age):
             if let stored, let response = served(stored, age: age, source: .cache, for: request, context: context) {
                 return response
@@ -55,6 +99,14 @@ struct CacheStage: RequestInterceptor {
             context.client.emit(
                 .cacheAnswered(source: .cache, statusCode: 504), for: request, requestID: context.requestID)
             return response
+        }
+    }
+
+    /// Whether `decision` answers from storage without the server: such a lookup that could not answer is made again.
+    private static func servesFromStorage(_ decision: CacheLookupDecision) -> Bool {
+        switch decision {
+        case .serveFresh, .serveStale: true
+        default: false
         }
     }
 
@@ -247,8 +299,7 @@ struct CacheStage: RequestInterceptor {
     static func head(of entry: CacheEntry) -> CachedResponseHead {
         let values = entry.varyValues
         let names = (values[varyName] ?? nil)?.split(separator: ",").map(String.init) ?? []
-        var variant = CacheVariant(fieldNames: names, requestHeaders: [:])
-        variant.key = (values[digestName] ?? nil) ?? ""
+        let variant = CacheVariant(fieldNames: names, key: (values[digestName] ?? nil) ?? "")
         return CachedResponseHead(
             status: entry.status, headers: entry.headers, requestTime: entry.requestTime,
             responseTime: entry.responseTime, variant: variant)

@@ -29,6 +29,16 @@ package struct CacheVariant: Sendable, Hashable, Codable {
         key = Self.key(fieldNames: self.fieldNames, requestHeaders: requestHeaders)
     }
 
+    /// A variant read back from storage: its nominated field names and the key stored with them, which is not
+    /// computed again.
+    /// - Parameters:
+    ///   - fieldNames: The nominated field names, in any case and order.
+    ///   - key: The stored ``key``.
+    package init(fieldNames: [String], key: String) {
+        self.fieldNames = Array(Set(fieldNames.map { $0.lowercased() })).sorted()
+        self.key = key
+    }
+
     /// The variant of a response to store, or `nil` when its `Vary` holds `*` (never stored nor matched).
     /// - Parameters:
     ///   - responseHeaders: The response's header fields.
@@ -74,9 +84,20 @@ package struct CacheVariant: Sendable, Hashable, Codable {
             .map(trimmed).joined(separator: ",")
     }
 
+    /// The digest of the nominated values and the credentials (``digest(fieldNames:requestHeaders:)``); for a
+    /// response that nominates no field and a request without `Authorization`, the most common case, the same digest
+    /// every time, made once (``anonymousKey``).
+    private static func key(fieldNames: [String], requestHeaders: HTTPHeaders) -> String {
+        if fieldNames.isEmpty, !requestHeaders.contains("Authorization") { return anonymousKey }
+        return digest(fieldNames: fieldNames, requestHeaders: requestHeaders)
+    }
+
+    /// The key of every request when no field is nominated and there are no credentials.
+    private static let anonymousKey = digest(fieldNames: [], requestHeaders: [:])
+
     /// The digest of the nominated values and the credentials, each part length-prefixed so that no two different
     /// requests encode alike.
-    private static func key(fieldNames: [String], requestHeaders: HTTPHeaders) -> String {
+    private static func digest(fieldNames: [String], requestHeaders: HTTPHeaders) -> String {
         var encoding: [UInt8] = []
         func append(_ name: String, _ value: String?) {
             appendPart(Array(name.utf8), to: &encoding)
@@ -102,6 +123,6 @@ package struct CacheVariant: Sendable, Hashable, Codable {
     }
 
     private static func trimmed(_ text: some StringProtocol) -> String {
-        String(text).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        text.withoutSurroundingSpacesAndTabs
     }
 }

@@ -74,7 +74,7 @@ package struct CachedResponseHead: Sendable, Equatable {
     static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {
         Set(
             headers.values(for: "Connection").flatMap { $0.split(separator: ",") }.map {
-                $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased()
+                $0.withoutSurroundingSpacesAndTabs.lowercased()
             })
     }
 }

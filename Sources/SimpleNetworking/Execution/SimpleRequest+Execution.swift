@@ -449,16 +449,31 @@ extension SimpleRequest {
         let cache = destination == nil && !parts.unboundedBody ? client.configuration.cache : nil
         if cache != nil || !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {
             var interceptors = client.configuration.interceptors + parts.interceptors
-            if let cache { interceptors.append(CacheStage(cache: cache)) }
             let context = InterceptorContext(
                 client: client, requestID: parts.safety.requestID, attempt: record.attempts)
+            // The cache alone: a hit is answered here, without the pipeline's task; a miss hands on its lookup.
+            var answered: SimpleResponse?
+            if let cache {
+                var stage = CacheStage(cache: cache)
+                if interceptors.isEmpty, remaining.map({ $0 > 0 }) ?? true, !Task.isCancelled,
+                    signal?.isCancelled != true, let found = stage.answerFromStorage(request, context: context)
+                {
+                    answered = found.response
+                    stage.lookedUp = found.lookup
+                }
+                interceptors.append(stage)
+            }
             intercepted = (interceptors, context)
             let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: record.deadline ?? 0, attempts: [])
-            outcome = await Self.intercepted(
-                request, through: interceptors, context: context, signal: signal, remaining: remaining,
-                deadlineError: deadlineError
-            ) { [parts] request throws(SimpleNetworkingError) in
-                try await client.perform(request, for: parts, destination: destination, signal: nil, timer: timer)
+            if let answered {
+                outcome = .success(answered)
+            } else {
+                outcome = await Self.intercepted(
+                    request, through: interceptors, context: context, signal: signal, remaining: remaining,
+                    deadlineError: deadlineError
+                ) { [parts] request throws(SimpleNetworkingError) in
+                    try await client.perform(request, for: parts, destination: destination, signal: nil, timer: timer)
+                }
             }
         } else if let signal, !client.transport.capabilities.contains(.transferCancellation) {
             // The transport heeds only its task's cancellation: the attempt gets a task that the signal cancels.
