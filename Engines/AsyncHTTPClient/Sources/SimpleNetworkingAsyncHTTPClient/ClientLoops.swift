@@ -32,7 +32,9 @@ final class ClientLoops: Sendable {
         let loop: any EventLoop
         /// The index of the client whose share the route holds, `nil` for none.
         fileprivate let slot: Int?
-        fileprivate let origin: Origin?
+        /// The requests to the route's origin whose share the route holds, `nil` for none: its end is counted there
+        /// without looking the origin up again.
+        fileprivate let state: OriginState?
     }
 
     /// The scheme, host and port of a request.
@@ -43,23 +45,19 @@ final class ClientLoops: Sendable {
     }
 
     /// A request that waits for a share.
-    private struct Waiter {
+    fileprivate struct Waiter {
         let id: ObjectIdentifier
         let start: @Sendable (Route?) -> Void
         var timeout: Scheduled<Void>?
     }
 
-    /// One origin's requests in flight per client, and the requests that wait; an idle one is kept for the next
-    /// request, up to ``keptOrigins`` of them.
-    private struct OriginState {
-        /// The index of the origin's home client.
-        let home: Int
-        var inFlight: [Int]
-        var waiting: [Waiter] = []
-        /// Whether a response came over HTTP/2: then requests do not wait for a share.
-        var multiplexed = false
-
-        var isIdle: Bool { waiting.isEmpty && !inFlight.contains { $0 > 0 } }
+    /// The origins with state, and the last one a request went to, which the next request to it finds without hashing
+    /// its origin (most transports send to one origin).
+    private struct Origins {
+        /// Every origin with state.
+        var byOrigin: [Origin: OriginState] = [:]
+        /// The origin the last request went to, one of ``byOrigin``.
+        var last: OriginState?
     }
 
     /// The transport's clients: one per loop of `loops`, or the user's one client for all of them.
@@ -70,7 +68,7 @@ final class ClientLoops: Sendable {
     private let shares: [Int]
     /// The state of each origin with requests, when the transport made several clients (then requests spread), else
     /// `nil`.
-    private let origins: NIOLockedValueBox<[Origin: OriginState]>?
+    private let origins: NIOLockedValueBox<Origins>?
     /// This transport's own draw of home loops for origins.
     private let seed = Int.random(in: .min ... .max)
     /// How many origins keep their state while no request to them is in flight.
@@ -87,7 +85,7 @@ final class ClientLoops: Sendable {
         let total = max(1, maximumConnections)
         shares = (0..<count).map { total / count + ($0 < total % count ? 1 : 0) }
         clients = shares.map(makeClient)
-        origins = count > 1 ? NIOLockedValueBox([:]) : nil
+        origins = count > 1 ? NIOLockedValueBox(Origins()) : nil
     }
 
     /// The user's `client`: every request to one origin on the origin's home loop of the client's group.
@@ -107,29 +105,29 @@ final class ClientLoops: Sendable {
     ) {
         guard let origins else {
             let route = Route(
-                client: clients[0], loop: loops[loops.count > 1 ? home(of: origin) : 0], slot: nil, origin: nil)
+                client: clients[0], loop: loops[loops.count > 1 ? home(of: origin) : 0], slot: nil, state: nil)
             return route.loop.execute { start(route) }
         }
-        var home = 0
-        enum Outcome { case route(Route), waiting, cancelled }
-        let outcome = update(origin, in: origins) { state -> Outcome in
-            home = state.home
+        enum Outcome { case route(Route), waiting(OriginState), cancelled }
+        let outcome = origins.withLockedValue { all -> Outcome in
+            let state = self.state(of: origin, in: &all)
+            defer { Self.dropIfIdle(state, from: &all) }
             if let index = choose(in: state, first: state.home) {
                 state.inFlight[index] += 1
-                return .route(route(index, origin))
+                return .route(route(index, state))
             }
             if isCancelled() { return .cancelled }
             state.waiting.append(Waiter(id: id, start: start))
-            return .waiting
+            return .waiting(state)
         }
         switch outcome {
         case .route(let route):
             route.loop.execute { start(route) }
         case .cancelled:
             start(nil)
-        case .waiting:
-            let timeout = loops[home].scheduleTask(deadline: deadline) { self.giveUp(origin, id) }
-            let stored = update(origin, in: origins) { state in
+        case .waiting(let state):
+            let timeout = loops[state.home].scheduleTask(deadline: deadline) { self.giveUp(origin, id) }
+            let stored = origins.withLockedValue { _ in
                 guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return false }
                 state.waiting[index].timeout = timeout
                 return true
@@ -141,8 +139,11 @@ final class ClientLoops: Sendable {
     /// Request `id` to `origin` no longer waits: when it was waiting, its start runs now with `nil`.
     func giveUp(_ origin: Origin, _ id: ObjectIdentifier) {
         guard let origins else { return }
-        let waiter = update(origin, in: origins) { state -> Waiter? in
-            guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+        let waiter = origins.withLockedValue { all -> Waiter? in
+            guard let state = all.last?.origin == origin ? all.last : all.byOrigin[origin],
+                let index = state.waiting.firstIndex(where: { $0.id == id })
+            else { return nil }
+            defer { Self.dropIfIdle(state, from: &all) }
             return state.waiting.remove(at: index)
         }
         guard let waiter else { return }
@@ -153,15 +154,16 @@ final class ClientLoops: Sendable {
     /// The request on `route` ended, its response over HTTP/2 (`multiplexed`) or not: the requests waiting for its
     /// share start, on its client first.
     func finished(_ route: Route, multiplexed: Bool) {
-        guard let origins, let slot = route.slot, let origin = route.origin else { return }
-        let started = update(origin, in: origins) { state -> [(Waiter, Route)] in
+        guard let origins, let slot = route.slot, let state = route.state else { return }
+        let started = origins.withLockedValue { all -> [(Waiter, Route)] in
             state.inFlight[slot] -= 1
             if multiplexed { state.multiplexed = true }
             var started: [(Waiter, Route)] = []
             while !state.waiting.isEmpty, let index = choose(in: state, first: slot) {
                 state.inFlight[index] += 1
-                started.append((state.waiting.removeFirst(), self.route(index, origin)))
+                started.append((state.waiting.removeFirst(), self.route(index, state)))
             }
+            Self.dropIfIdle(state, from: &all)
             return started
         }
         for (waiter, route) in started {
@@ -170,19 +172,26 @@ final class ClientLoops: Sendable {
         }
     }
 
-    /// Runs `body` on the state of `origin`, in place, under the lock; drops the state when it is left idle and more
-    /// than ``keptOrigins`` origins have one.
-    private func update<Result>(
-        _ origin: Origin, in origins: NIOLockedValueBox<[Origin: OriginState]>,
-        _ body: (inout OriginState) -> Result
-    ) -> Result {
-        let count = clients.count
-        return origins.withLockedValue { all in
-            let result = body(
-                &all[origin, default: OriginState(home: home(of: origin), inFlight: Array(repeating: 0, count: count))])
-            if all.count > Self.keptOrigins, all[origin]?.isIdle == true { all[origin] = nil }
-            return result
+    /// The state of `origin` among `all`, made now when it has none; it becomes the last one found. Call under the
+    /// lock.
+    private func state(of origin: Origin, in all: inout Origins) -> OriginState {
+        if let last = all.last, last.origin == origin { return last }
+        let state: OriginState
+        if let found = all.byOrigin[origin] {
+            state = found
+        } else {
+            state = OriginState(origin, home: home(of: origin), clients: clients.count)
+            all.byOrigin[origin] = state
         }
+        all.last = state
+        return state
+    }
+
+    /// Drops the state of an origin left idle when more than ``keptOrigins`` origins have one. Call under the lock.
+    private static func dropIfIdle(_ state: OriginState, from all: inout Origins) {
+        guard all.byOrigin.count > keptOrigins, state.isIdle else { return }
+        all.byOrigin[state.origin] = nil
+        if all.last === state { all.last = nil }
     }
 
     /// The client with room for one more request and the fewest in flight, the first found from `first` on a tie;
@@ -198,8 +207,8 @@ final class ClientLoops: Sendable {
         return chosen
     }
 
-    private func route(_ index: Int, _ origin: Origin) -> Route {
-        Route(client: clients[index], loop: loops[index], slot: index, origin: origin)
+    private func route(_ index: Int, _ state: OriginState) -> Route {
+        Route(client: clients[index], loop: loops[index], slot: index, state: state)
     }
 
     /// The origin's home: the index of its loop, by this transport's own hash.
@@ -215,4 +224,31 @@ final class ClientLoops: Sendable {
         let loops = Array(group.makeIterator())
         return loops.isEmpty ? [group.next()] : loops
     }
+}
+
+/// One origin's requests in flight per client of a ``ClientLoops``, and the requests that wait; an idle one is kept for
+/// the next request, up to `ClientLoops.keptOrigins` of them.
+// @unchecked Sendable: read and changed only under the lock of the ClientLoops that made it; a route carries it so
+// that the request's end is counted without looking its origin up again.
+private final class OriginState: @unchecked Sendable {
+    /// The origin whose requests these are.
+    let origin: ClientLoops.Origin
+    /// The index of the origin's home client.
+    let home: Int
+    /// The origin's requests in flight on each client, by the client's index.
+    var inFlight: [Int]
+    /// The requests that wait for a share, first come first.
+    var waiting: [ClientLoops.Waiter] = []
+    /// Whether a response came over HTTP/2: then requests do not wait for a share.
+    var multiplexed = false
+
+    /// No request in flight to `origin` on any of `clients` clients, none waiting.
+    init(_ origin: ClientLoops.Origin, home: Int, clients: Int) {
+        self.origin = origin
+        self.home = home
+        inFlight = Array(repeating: 0, count: clients)
+    }
+
+    /// Whether no request to the origin is in flight or waiting.
+    var isIdle: Bool { waiting.isEmpty && !inFlight.contains { $0 > 0 } }
 }

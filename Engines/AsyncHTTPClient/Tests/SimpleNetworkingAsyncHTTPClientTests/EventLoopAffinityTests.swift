@@ -74,6 +74,43 @@ struct EventLoopAffinityTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("Each origin has its own share: one origin's full share keeps no request to another origin waiting")
+    func originsHaveTheirOwnShares() async throws {
+        let (group, _, server) = try Self.fourLoopsAndServer()
+        defer { server.shutdown() }
+        server.route { request in
+            var response = MockResponse.text("ok")
+            if request.path.hasPrefix("/long") { response.faults = [.delayHeaders(3)] }
+            return response
+        }
+        // Two clients of one connection each; two /long requests take both of 127.0.0.1's shares for 3 s.
+        let transport = Self.transport(limit: 2, on: group)
+        let longDone = NIOLockedValueBox(false)
+        let long = (0..<2).map { index in
+            Task {
+                defer { longDone.withLockedValue { $0 = true } }
+                try await Self.send(transport, server.url("/long/\(index)"))
+            }
+        }
+        #expect(await Self.eventually { server.requestCount == 2 })
+
+        // The same server as localhost is another origin, with shares of its own: sent at once.
+        try await Self.send(transport, server.url("/other", host: "localhost"))
+        #expect(!longDone.withLockedValue { $0 }, "the request to localhost waited for 127.0.0.1's share")
+        // Back to 127.0.0.1, whose share is still full: the request waits for a /long one to end.
+        let third = Task { try await Self.send(transport, server.url("/third")) }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        if !longDone.withLockedValue({ $0 }) {
+            #expect(server.requestCount == 3, "a third request to 127.0.0.1 went out while its 2 shares were taken")
+        }
+        for task in long { try await task.value }
+        try await third.value
+        #expect(server.requestCount == 4)
+
+        try await transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
     @Test("A request beyond every client's share starts on the first client whose request ends, not its own queue")
     func waitingRequestTakesTheFirstFreeClient() async throws {
         let (group, _, server) = try Self.fourLoopsAndServer()
