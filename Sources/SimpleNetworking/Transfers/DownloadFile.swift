@@ -158,6 +158,8 @@ final class FileDestination: ResponseDestination {
             handle = try FileHandle(forWritingTo: file.partialURL)
             if appends { try handle.seekToEnd() }
         } catch {
+            // Nothing resumes from it now: it goes rather than staying behind untracked.
+            try? FileManager.default.removeItem(at: file.partialURL)
             throw .fileFailed(reason: "\(name) could not be created in its directory")
         }
         // A 206 continues the bytes of the validator the range was asked with; a new file, those of its answer.
