@@ -186,6 +186,9 @@ package final class URLSessionTransport: HTTPTransport {
     private func run(
         _ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer?, cancelledBy canceller: HTTPTransfer
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
+        // A task cancelled before it calls the transport sends nothing: started on the caller's thread, the task would
+        // be resumed, and could write its request, before the cancellation handler below is in place.
+        if Task.isCancelled { throw .cancelled }
         let bodyFile = request.bodyFile
         let request = Self.urlRequest(for: request, timeout: options.timeout)
         let pending = PendingTask(maximumBodySize: options.maximumResponseBodySize, transfer: transfer)
