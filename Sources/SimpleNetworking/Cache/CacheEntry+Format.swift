@@ -107,15 +107,7 @@ extension CacheEntry {
         writer.append(text: key.method)
         writer.append(text: key.url)
         writer.append(UInt16(variant.names.count))
-        for (name, value) in zip(variant.names, variant.values) {
-            writer.append(text: name)
-            if let value {
-                writer.append(UInt8(1))
-                writer.append(text: value)
-            } else {
-                writer.append(UInt8(0))
-            }
-        }
+        writer.appendValues(of: variant)
         writer.append(UInt16(headers.count))
         for field in headers.fields {
             writer.append(text: field.name)
@@ -200,15 +192,7 @@ extension CacheEntry {
         writer.append(text: key.method)
         writer.append(text: key.url)
         writer.append(UInt32(variant.names.count))
-        for (name, value) in zip(variant.names, variant.values) {
-            writer.append(text: name)
-            if let value {
-                writer.append(UInt8(1))
-                writer.append(text: value)
-            } else {
-                writer.append(UInt8(0))
-            }
-        }
+        writer.appendValues(of: variant)
         return writer.bytes
     }
 
@@ -251,4 +235,19 @@ extension CacheEntry {
 
     private static let tokenBytes = ByteSet(
         "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+}
+
+extension CacheFormatWriter {
+    /// Each name of `variant` and its value: `1` and the value, or `0` for a field the request lacked.
+    mutating func appendValues(of variant: CacheEntry.Variant) {
+        for (name, value) in zip(variant.names, variant.values) {
+            append(text: name)
+            if let value {
+                append(UInt8(1))
+                append(text: value)
+            } else {
+                append(UInt8(0))
+            }
+        }
+    }
 }

@@ -38,13 +38,13 @@ public struct DecodedEventStream<Value: Decodable>: AsyncSequence, Sendable {
     /// What iterating can throw.
     public typealias Failure = SimpleNetworkingError
 
-    let request: SimpleRequest
-    let sentinel: String?
+    /// The same events with their types and IDs, of which this sequence keeps the values.
+    let events: DecodedEvents<Value>
 
     /// Starts nothing yet: the request runs when the first value is asked for.
     /// - Returns: An iterator over the decoded values.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(session: EventStreamSession(request: request), request: request, sentinel: sentinel)
+        AsyncIterator(events: events.makeAsyncIterator())
     }
 
     /// Reads and decodes the events.
@@ -52,15 +52,13 @@ public struct DecodedEventStream<Value: Decodable>: AsyncSequence, Sendable {
         /// What iterating can throw.
         public typealias Failure = SimpleNetworkingError
 
-        let session: EventStreamSession
-        let request: SimpleRequest
-        let sentinel: String?
+        var events: DecodedEvents<Value>.AsyncIterator
 
         /// The next event's data, decoded, waiting for it to arrive.
         /// - Returns: The value, or `nil` once the stream has ended or sent the sentinel.
         /// - Throws: ``SimpleNetworkingError``, as ``SimpleRequest/events(decoding:until:)`` describes.
         public mutating func next() async throws(SimpleNetworkingError) -> Value? {
-            try await session.nextDecoded(Value.self, request: request, sentinel: sentinel)?.value
+            try await events.next()?.value
         }
     }
 }

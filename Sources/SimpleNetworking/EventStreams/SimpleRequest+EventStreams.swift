@@ -63,7 +63,7 @@ extension SimpleRequest {
     public func events<Value: Decodable>(decoding type: Value.Type, until sentinel: String? = nil)
         -> DecodedEventStream<Value>
     {
-        DecodedEventStream(request: self, sentinel: sentinel)
+        DecodedEventStream(events: DecodedEvents(request: self, sentinel: sentinel))
     }
 
     /// The request's response as a stream of server-sent events whose data is JSON, each decoded as `type` with the

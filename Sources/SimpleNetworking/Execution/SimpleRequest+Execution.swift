@@ -397,8 +397,8 @@ extension SimpleRequest {
 
 extension SimpleRequest {
     /// Sends one attempt on `client` from `snapshot`: builds the request, then sends it and follows its redirects.
-    /// - Returns: The outcome, the request sent (`nil` when it could not be built), and the interceptors it went
-    ///   through with their context, when it went through any.
+    /// - Returns: The outcome, the request sent (`nil` when it could not be built), and the interceptors to ask about a
+    ///   retry with their context, when it went through any (the cache's stage is never asked).
     private func attempt(
         _ snapshot: Snapshot, on client: SimpleNetworking, record: inout ExecutionRecord, signal: CancellationSignal?
     ) async -> (
@@ -448,7 +448,8 @@ extension SimpleRequest {
         // stream or an event stream.
         let cache = destination == nil && !parts.unboundedBody ? client.configuration.cache : nil
         if cache != nil || !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {
-            var interceptors = client.configuration.interceptors + parts.interceptors
+            let asked = client.configuration.interceptors + parts.interceptors
+            var interceptors = asked
             let context = InterceptorContext(
                 client: client, requestID: parts.safety.requestID, attempt: record.attempts)
             // The cache alone: a hit is answered here, without the pipeline's task; a miss hands on its lookup.
@@ -463,7 +464,8 @@ extension SimpleRequest {
                 }
                 interceptors.append(stage)
             }
-            intercepted = (interceptors, context)
+            // Those asked whether to retry: the cache's stage never asks for one.
+            intercepted = (asked, context)
             let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: record.deadline ?? 0, attempts: [])
             if let answered {
                 outcome = .success(answered)

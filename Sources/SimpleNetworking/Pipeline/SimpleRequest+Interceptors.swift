@@ -44,8 +44,6 @@ extension SimpleRequest {
         streamedBody: Bool, signal: CancellationSignal?
     ) async -> (retry: Retry, interceptor: String)? {
         if case .failure(.cancelled) = outcome { return nil }
-        // The cache's stage never asks for a retry: without other interceptors, there is no one to ask.
-        let interceptors = interceptors.filter { !($0 is CacheStage) }
         guard !interceptors.isEmpty, !(Task.isCancelled || signal?.isCancelled == true), !streamedBody else {
             return nil
         }
