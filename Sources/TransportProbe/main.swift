@@ -550,13 +550,18 @@ case "close-connections":
     let requests = argument(2, default: 4)
     let watch = argument(3, default: 5.0)
     server.route { _ in MockResponse(body: Data("ok".utf8), faults: [.delayHeaders(0.5)]) }
-    // A first client, released, so that the baseline has what the process keeps once it has used URLSession at all
-    // (one socket pair, whatever the number of sessions since).
+    // A first client, closed, so that the baseline has what the process keeps once it has used URLSession at all
+    // (one socket pair, whatever the number of sessions since). Polled for at most 5 s by the clock, not by a count of
+    // polls: reading /proc takes long on a busy machine (before, a released client's connection outlived 500 polls).
     do {
         let warmUp = client(server)
         _ = try? await warmUp.get("/warm-up").response()
+        warmUp.close()
     }
-    for _ in 0..<500 where connections(toPort: server.port) > 0 || server.openConnectionCount > 0 {
+    let warmedUp = Date()
+    while server.openConnectionCount > 0 || connections(toPort: server.port) > 0,
+        Date().timeIntervalSince(warmedUp) < 5
+    {
         try? await Task.sleep(nanoseconds: 10_000_000)
     }
     let before = socketInodes().count

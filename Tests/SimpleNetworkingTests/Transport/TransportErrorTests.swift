@@ -189,11 +189,11 @@ struct TransportErrorTests {
         defer { api.close() }
 
         let start = Date()
-        let error = await failure(of: api.get("/bad").timeout(10 * timeScale))
-        let next = await outcome(of: api.get("/ok").timeout(10 * timeScale))
+        let error = await failure(of: api.get("/bad").timeout(30 * timeScale))
+        let next = await outcome(of: api.get("/ok").timeout(30 * timeScale))
         let elapsed = Date().timeIntervalSince(start)
 
-        // Before, the first retry was written on the connection libcurl had kept and waited for the 10 s timeout
+        // Before, the first retry was written on the connection libcurl had kept and waited for the timeout
         // (timeouts are not retried), and with a server that closes such a connection after a while, the next request
         // waited for that.
         #expect(error?.transportFailure?.category == .badServerResponse, "\(String(describing: error))")
@@ -201,9 +201,9 @@ struct TransportErrorTests {
         #expect(next == "ok", "the next request: \(next)")
         let poisoned = Self.writtenOnPoisoned(server)
         #expect(poisoned.isEmpty, "written on a connection after its invalid framing: \(poisoned)")
-        // Under 0.1 s apart from the retries' backoff (at most 0.5 s and 1 s); loose for a busy machine, far below the
-        // 10 s timeout of the defect.
-        #expect(elapsed < 8 * timeScale, "took \(elapsed) s")
+        // Under 0.1 s apart from the retries' backoff (at most 0.5 s and 1 s); loose for a busy machine (8.2 s was seen
+        // at load 6 on 2 cores), below the 30 s timeout the defect waits for.
+        #expect(elapsed < 20 * timeScale, "took \(elapsed) s")
     }
 
     @Test("A request in flight when invalid framing retires the session still gets its own response")
