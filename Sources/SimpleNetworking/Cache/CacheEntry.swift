@@ -90,13 +90,24 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
     /// The secondary key: the stored request's values of the fields the response's `Vary` names.
     package let variant: Variant
     /// The response's status code.
-    package var status: Int
+    package var status: Int {
+        didSet { derived = Derived() }
+    }
     /// The response's header fields, as received (or as merged from a `304`, RFC 9111 section 4.3.4).
-    package var headers: HTTPHeaders
+    package var headers: HTTPHeaders {
+        didSet { derived = Derived() }
+    }
     /// When the request was sent (`request_time`, RFC 9111 section 4.2.3).
-    package var requestTime: Date
+    package var requestTime: Date {
+        didSet { derived = Derived() }
+    }
     /// When the response was received (`response_time`, RFC 9111 section 4.2.3).
-    package var responseTime: Date
+    package var responseTime: Date {
+        didSet { derived = Derived() }
+    }
+    /// What is read from this head, made once for every copy of the entry (a memory cache hands out the same copy
+    /// to each lookup): not part of the entry's value, and started afresh when the head changes.
+    package private(set) var derived = Derived()
     /// The length of the stored body in bytes; set by the storage when it stores the body.
     package internal(set) var bodyLength: Int
     /// Which stored body belongs to this head, set by the storage: a body replaced after a lookup has another
@@ -143,6 +154,29 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
         self.responseTime = responseTime
         self.bodyLength = bodyLength
         self.bodyID = bodyID
+    }
+
+    /// Values read from an entry's head, each made the first time it is asked for. Copies of an entry share them;
+    /// two entries are equal whatever they hold.
+    package final class Derived: Sendable, Hashable {
+        private let head = Locked<CachedResponseHead?>(nil)
+
+        /// An empty one.
+        package init() {}
+
+        /// The head the cache rules read, made by `make` the first time.
+        package func head(_ make: () -> CachedResponseHead) -> CachedResponseHead {
+            head.withLock { head in
+                if let head { return head }
+                let made = make()
+                head = made
+                return made
+            }
+        }
+
+        package static func == (lhs: Derived, rhs: Derived) -> Bool { true }
+
+        package func hash(into hasher: inout Hasher) {}
     }
 
     /// The stored request's values of the fields the response's `Vary` names, by lowercased name.

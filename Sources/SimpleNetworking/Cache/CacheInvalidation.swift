@@ -46,6 +46,57 @@ package enum CacheInvalidation {
     /// - Parameter url: An absolute URL.
     /// - Returns: The key.
     package static func primaryKey(for url: URL) -> String {
+        let text = url.absoluteString
+        return keyAsSpelled(text) ?? primaryKeyByComponents(for: url)
+    }
+
+    /// `text` without its fragment when that is already its primary key: an `http` or `https` URL whose scheme and
+    /// authority hold no upper-case letter, no user, no percent sign, no IP version 6 address and no default port. `nil` otherwise, for
+    /// ``primaryKeyByComponents(for:)``. A lookup reads its key so, without taking the URL apart (<doc:Performance>,
+    /// "HTTP cache"); a test checks that both give the same key.
+    private static func keyAsSpelled(_ text: String) -> String? {
+        let bytes = text.utf8
+        let isHTTPS: Bool
+        if bytes.starts(with: "https://".utf8) {
+            isHTTPS = true
+        } else if bytes.starts(with: "http://".utf8) {
+            isHTTPS = false
+        } else {
+            return nil
+        }
+        let authorityStart = bytes.index(bytes.startIndex, offsetBy: isHTTPS ? 8 : 7)
+        var authorityEnd = bytes.endIndex
+        var colon: String.UTF8View.Index?
+        var index = authorityStart
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                authorityEnd = index
+                break
+            }
+            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "@")
+                || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "[") || (byte == UInt8(ascii: ":") && colon != nil)
+            {
+                return nil
+            }
+            if byte == UInt8(ascii: ":") { colon = index }
+            bytes.formIndex(after: &index)
+        }
+        guard authorityEnd > authorityStart, colon != authorityStart else { return nil }
+        if let colon {
+            // A port of digits, without a leading zero, other than the scheme's default.
+            let port = bytes[bytes.index(after: colon)..<authorityEnd]
+            guard let first = port.first, first != UInt8(ascii: "0"),
+                port.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                !port.elementsEqual((isHTTPS ? "443" : "80").utf8)
+            else { return nil }
+        }
+        guard let fragment = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) else { return text }
+        return String(text[..<fragment])
+    }
+
+    /// The primary key as ``primaryKey(for:)`` describes it, by taking the URL apart.
+    package static func primaryKeyByComponents(for url: URL) -> String {
         let absolute = url.absoluteURL
         guard var components = URLComponents(url: absolute, resolvingAgainstBaseURL: false) else {
             return absolute.absoluteString

@@ -52,9 +52,7 @@ package enum CacheRevalidation {
         let updated = CachedResponseHead(
             status: stored.status, headers: headers, requestTime: requestTime, responseTime: responseTime,
             variant: variant ?? stored.variant)
-        let refusal = CacheStorability.refusal(
-            method: .get, requestHeaders: requestHeaders, status: stored.status, responseHeaders: headers,
-            responseTime: responseTime)
+        let refusal = CacheStorability.refusal(method: .get, requestHeaders: requestHeaders, head: updated)
         return .updated(updated, storable: variant != nil && refusal == nil)
     }
 

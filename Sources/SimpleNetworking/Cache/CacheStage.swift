@@ -246,10 +246,11 @@ struct CacheStage: RequestInterceptor {
 
     /// Stores `response` to `request` when the rules allow it and it came from the request's own URL.
     private func store(_ response: SimpleResponse, for request: HTTPRequest, sentAt: Date, receivedAt: Date) {
-        guard response.url.map({ Self.key(for: $0) == Self.key(for: request.url) }) ?? true,
+        guard
             CacheStorability.refusal(
                 method: request.method, requestHeaders: request.headers, status: response.statusCode,
                 responseHeaders: response.headers, responseTime: receivedAt) == nil,
+            response.url.map({ $0 == request.url || Self.key(for: $0) == Self.key(for: request.url) }) ?? true,
             let head = CachedResponseHead(
                 status: response.statusCode, responseHeaders: response.headers, requestHeaders: request.headers,
                 requestTime: sentAt, responseTime: receivedAt)
@@ -295,8 +296,13 @@ struct CacheStage: RequestInterceptor {
         return updated
     }
 
-    /// The head the cache rules read from a stored entry.
+    /// The head the cache rules read from a stored entry, made once for each stored copy.
     static func head(of entry: CacheEntry) -> CachedResponseHead {
+        entry.derived.head { madeHead(of: entry) }
+    }
+
+    /// The head of `entry`, made anew.
+    private static func madeHead(of entry: CacheEntry) -> CachedResponseHead {
         let values = entry.varyValues
         let names = (values[varyName] ?? nil)?.split(separator: ",").map(String.init) ?? []
         let variant = CacheVariant(fieldNames: names, key: (values[digestName] ?? nil) ?? "")

@@ -61,11 +61,35 @@ package enum CacheStorability {
     package static func refusal(
         method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders, responseTime: Date
     ) -> Refusal? {
+        refusal(
+            method: method, requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
+            responseTime: responseTime, fields: { CacheResponseFields(responseHeaders, now: responseTime) })
+    }
+
+    /// Why a response is not stored, or `nil` when it is, with its fields parsed already (a stored head's).
+    /// - Parameters:
+    ///   - method: The request's method.
+    ///   - requestHeaders: The request's header fields.
+    ///   - head: The response as it would be stored.
+    /// - Returns: The reason it is not stored, or `nil` to store it.
+    package static func refusal(method: HTTPMethod, requestHeaders: HTTPHeaders, head: CachedResponseHead)
+        -> Refusal?
+    {
+        refusal(
+            method: method, requestHeaders: requestHeaders, status: head.status, responseHeaders: head.headers,
+            responseTime: head.responseTime, fields: { head.fields })
+    }
+
+    /// The rules of both forms above; `parsedFields` is asked only once the status and method allow storing.
+    private static func refusal(
+        method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders,
+        responseTime: Date, fields parsedFields: () -> CacheResponseFields
+    ) -> Refusal? {
         guard method.rawValue == "GET" else { return .method }
         guard status != 206 else { return .partialContent }
         guard (200...599).contains(status), status != 304 else { return .status }
         if CacheControl(requestHeaders: requestHeaders).noStore { return .requestNoStore }
-        let fields = CacheResponseFields(responseHeaders, now: responseTime)
+        let fields = parsedFields()
         let directives = fields.cacheControl
         if directives.mustUnderstand {
             guard understoodStatuses.contains(status) else { return .status }

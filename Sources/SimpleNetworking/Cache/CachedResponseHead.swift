@@ -6,12 +6,19 @@ package struct CachedResponseHead: Sendable, Equatable {
     /// The status code.
     package var status: Int
     /// The header fields as stored: those ``storedFields(of:)`` keeps, the received `Age` among them.
-    package var headers: HTTPHeaders
+    package var headers: HTTPHeaders {
+        didSet { fields = CacheResponseFields(headers, now: responseTime) }
+    }
     /// When the request that brought (or last validated) the response was sent (`request_time`, RFC 9111 section
     /// 4.2.3).
     package var requestTime: Date
     /// When that response was received (`response_time`).
-    package var responseTime: Date
+    package var responseTime: Date {
+        didSet { fields = CacheResponseFields(headers, now: responseTime) }
+    }
+    /// The response's parsed fields, dates read relative to its receipt: parsed once, when the head is made or its
+    /// ``headers`` or ``responseTime`` change, since every rule of a lookup reads them.
+    package private(set) var fields: CacheResponseFields
     /// Which requests it may answer.
     package var variant: CacheVariant
 
@@ -28,6 +35,7 @@ package struct CachedResponseHead: Sendable, Equatable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.variant = variant
+        fields = CacheResponseFields(headers, now: responseTime)
     }
 
     /// The head to store for a received response (after ``CacheStorability`` allowed it): its fields less those
@@ -48,9 +56,6 @@ package struct CachedResponseHead: Sendable, Equatable {
             status: status, headers: Self.storedFields(of: responseHeaders), requestTime: requestTime,
             responseTime: responseTime, variant: variant)
     }
-
-    /// The response's parsed fields, dates read relative to its receipt.
-    package var fields: CacheResponseFields { CacheResponseFields(headers, now: responseTime) }
 
     /// The fields that are never stored (RFC 9111 section 3.1): connection-specific ones (RFC 9110 section 7.6.1)
     /// and those of the proxy a cache uses. Lower case.

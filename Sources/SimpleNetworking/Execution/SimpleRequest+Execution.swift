@@ -469,6 +469,21 @@ extension SimpleRequest {
             let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: record.deadline ?? 0, attempts: [])
             if let answered {
                 outcome = .success(answered)
+            } else if asked.isEmpty {
+                // The cache alone calls nothing but the transport, which heeds cancellation and the timeout as it
+                // does without a cache: no task of its own (<doc:Performance>, "HTTP cache").
+                let heedsSignal = client.transport.capabilities.contains(.transferCancellation)
+                let chain = InterceptorChain(
+                    interceptors: interceptors, context: context,
+                    allowsHostHeader: client.configuration.allowsHostHeader
+                ) { [parts] request throws(SimpleNetworkingError) in
+                    try await client.perform(
+                        request, for: parts, destination: destination, signal: heedsSignal ? signal : nil, timer: timer)
+                }
+                outcome =
+                    heedsSignal
+                    ? await chain.outcome(of: request)
+                    : await interruptible(signal) { await chain.outcome(of: request) }
             } else {
                 outcome = await Self.intercepted(
                     request, through: interceptors, context: context, signal: signal, remaining: remaining,

@@ -87,4 +87,20 @@ struct CacheInvalidationTests {
     func primaryKey(url: String, key: String) throws {
         #expect(CacheInvalidation.primaryKey(for: try #require(URL(string: url))) == key)
     }
+
+    @Test(
+        "A key read as spelled is the key of the URL taken apart",
+        arguments: [
+            "http://127.0.0.1:8080/json", "http://127.0.0.1:80/json", "http://127.0.0.1:080/json",
+            "https://example.com:443", "https://example.com:4430/", "https://example.com:/x",
+            "https://example.com?q#f", "https://example.com#f?q", "https://example.com/a#b#c",
+            "https://user@example.com/", "https://user:pw@example.com/", "https://exa%41mple.com/",
+            "https://[::1]:8443/x", "https://[::1]/", "http://xn--bcher-kva.example/a", "https://Example.com/",
+            "https://example.com/Path?Q=A", "https://example.com./", "https://example.com/%7E#", "https://1.2.3.4:9/",
+            "http://example.com:65535/", "https://example.com/a b", "HTTP://example.com/",
+        ])
+    func keyAsSpelled(url: String) throws {
+        let url = try #require(URL(string: url))
+        #expect(CacheInvalidation.primaryKey(for: url) == CacheInvalidation.primaryKeyByComponents(for: url))
+    }
 }
