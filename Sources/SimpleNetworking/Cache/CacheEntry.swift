@@ -69,11 +69,15 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
     }
 
     /// An entry's place in a storage: its key and variant. At most one entry per identity is stored.
+    ///
+    /// It hashes its parts once, when made: a storage looks an entry up by it more than once per lookup.
     package struct ID: Sendable, Hashable {
         /// The primary key.
         package let key: Key
         /// The secondary key.
         package let variant: Variant
+        /// The hash of both parts.
+        private let partsHash: Int
 
         /// An identity from its parts.
         /// - Parameters:
@@ -82,6 +86,18 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
         package init(key: Key, variant: Variant) {
             self.key = key
             self.variant = variant
+            var hasher = Hasher()
+            hasher.combine(key)
+            hasher.combine(variant)
+            partsHash = hasher.finalize()
+        }
+
+        package static func == (lhs: ID, rhs: ID) -> Bool {
+            lhs.partsHash == rhs.partsHash && lhs.key == rhs.key && lhs.variant == rhs.variant
+        }
+
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(partsHash)
         }
     }
 
@@ -148,6 +164,7 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
     ) {
         self.key = key
         self.variant = variant
+        id = ID(key: key, variant: variant)
         self.status = status
         self.headers = headers
         self.requestTime = requestTime
@@ -183,5 +200,5 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
     package var varyValues: [String: String?] { variant.dictionary }
 
     /// The entry's place in a storage: its key and variant.
-    package var id: ID { ID(key: key, variant: variant) }
+    package let id: ID
 }

@@ -85,6 +85,15 @@ package struct CacheIndex<Payload: Sendable>: Sendable {
         return true
     }
 
+    /// The record of `id`, marked the most recently used; `nil` when there is none.
+    /// - Parameter id: The entry's identity.
+    /// - Returns: The record.
+    package mutating func useRecord(for id: CacheEntry.ID) -> Record? {
+        guard let record = records[id] else { return nil }
+        recency.markUsed(id)
+        return record
+    }
+
     /// Makes an entry the most recently used.
     /// - Parameter id: Its identity; nothing happens when it is not stored.
     package mutating func markUsed(_ id: CacheEntry.ID) {

@@ -55,44 +55,50 @@ package enum CacheInvalidation {
     /// ``primaryKeyByComponents(for:)``. A lookup reads its key so, without taking the URL apart (<doc:Performance>,
     /// "HTTP cache"); a test checks that both give the same key.
     private static func keyAsSpelled(_ text: String) -> String? {
-        let bytes = text.utf8
-        let isHTTPS: Bool
-        if bytes.starts(with: "https://".utf8) {
-            isHTTPS = true
-        } else if bytes.starts(with: "http://".utf8) {
-            isHTTPS = false
-        } else {
-            return nil
-        }
-        let authorityStart = bytes.index(bytes.startIndex, offsetBy: isHTTPS ? 8 : 7)
-        var authorityEnd = bytes.endIndex
-        var colon: String.UTF8View.Index?
-        var index = authorityStart
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-                authorityEnd = index
-                break
+        let fragment = text.utf8.withContiguousStorageIfAvailable { bytes -> Int?? in
+            guard let authorityStart = schemeLength(bytes) else { return .none }
+            var authorityEnd = bytes.count
+            var colon: Int?
+            for index in authorityStart..<bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                    authorityEnd = index
+                    break
+                }
+                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "@")
+                    || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "[")
+                    || (byte == UInt8(ascii: ":") && colon != nil)
+                {
+                    return .none
+                }
+                if byte == UInt8(ascii: ":") { colon = index }
             }
-            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "@")
-                || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "[") || (byte == UInt8(ascii: ":") && colon != nil)
-            {
-                return nil
+            guard authorityEnd > authorityStart, colon != authorityStart else { return .none }
+            if let colon {
+                // A port of digits, without a leading zero, other than the scheme's default.
+                let port = bytes[(colon + 1)..<authorityEnd]
+                let isDefault = port.elementsEqual((authorityStart == 8 ? "443" : "80").utf8)
+                guard let first = port.first, first != UInt8(ascii: "0"), !isDefault,
+                    port.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+                else { return .none }
             }
-            if byte == UInt8(ascii: ":") { colon = index }
-            bytes.formIndex(after: &index)
+            return .some(bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")))
         }
-        guard authorityEnd > authorityStart, colon != authorityStart else { return nil }
-        if let colon {
-            // A port of digits, without a leading zero, other than the scheme's default.
-            let port = bytes[bytes.index(after: colon)..<authorityEnd]
-            guard let first = port.first, first != UInt8(ascii: "0"),
-                port.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                !port.elementsEqual((isHTTPS ? "443" : "80").utf8)
-            else { return nil }
+        guard case .some(.some(let cut)) = fragment else { return nil }
+        guard let cut else { return text }
+        return String(decoding: text.utf8.prefix(cut), as: UTF8.self)
+    }
+
+    /// Where the authority of an `http://` or `https://` URL starts (7 or 8); `nil` for any other start.
+    private static func schemeLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        func starts(_ prefix: StaticString) -> Bool {
+            bytes.count >= prefix.utf8CodeUnitCount
+                && zip(bytes, UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+                    .allSatisfy { $0 == $1 }
         }
-        guard let fragment = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) else { return text }
-        return String(text[..<fragment])
+        if starts("https://") { return 8 }
+        if starts("http://") { return 7 }
+        return nil
     }
 
     /// The primary key as ``primaryKey(for:)`` describes it, by taking the URL apart.

@@ -64,9 +64,13 @@ package enum CacheLookup {
     ///   - candidates: The responses stored for the request's URL.
     ///   - requestHeaders: The request's header fields.
     /// - Returns: The index of the chosen response, or `nil` when none matches.
-    package static func selectedIndex(among candidates: [CachedResponseHead], requestHeaders: HTTPHeaders) -> Int? {
-        var chosen: (index: Int, date: Date)?
-        for (index, candidate) in candidates.enumerated() where candidate.variant.matches(requestHeaders) {
+    package static func selectedIndex<Candidates: RandomAccessCollection<CachedResponseHead>>(
+        among candidates: Candidates, requestHeaders: HTTPHeaders
+    ) -> Candidates.Index? {
+        var chosen: (index: Candidates.Index, date: Date)?
+        for index in candidates.indices {
+            let candidate = candidates[index]
+            guard candidate.variant.matches(requestHeaders) else { continue }
             let date = candidate.fields.date ?? candidate.responseTime
             if chosen.map({ date >= $0.date }) ?? true { chosen = (index, date) }
         }

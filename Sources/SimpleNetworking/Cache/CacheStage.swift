@@ -49,9 +49,9 @@ struct CacheStage: RequestInterceptor {
 
     /// The stored response chosen for `request` and what to do with it.
     private func lookup(_ request: HTTPRequest, context: InterceptorContext) -> Lookup {
-        let key = Self.key(for: request.url)
-        let entries = cache.storage.variants(of: key)
-        let heads = entries.map(Self.head(of:))
+        let entries = cache.storage.variants(of: Self.key(for: request.url))
+        // Heads read lazily: each entry's is made once and kept with it (CacheEntry.Derived).
+        let heads = entries.lazy.map(Self.head(of:))
         let stored = CacheLookup.selectedIndex(among: heads, requestHeaders: request.headers).map {
             Stored(entry: entries[$0], head: heads[$0])
         }
@@ -64,12 +64,13 @@ struct CacheStage: RequestInterceptor {
     func intercept(_ request: HTTPRequest, context: InterceptorContext, next: InterceptorNext)
         async throws(SimpleNetworkingError) -> SimpleResponse
     {
-        guard CacheLookup.takesPart(method: request.method, requestHeaders: request.headers) else {
+        // A lookup made for this request already tells that it takes part.
+        let reusable = lookedUp.flatMap { $0.request == request && !Self.servesFromStorage($0.decision) ? $0 : nil }
+        guard reusable != nil || CacheLookup.takesPart(method: request.method, requestHeaders: request.headers) else {
             let response = try await next(request)
             invalidate(after: request, response: response)
             return response
         }
-        let reusable = lookedUp.flatMap { $0.request == request && !Self.servesFromStorage($0.decision) ? $0 : nil }
         let found = reusable ?? lookup(request, context: context)
         let stored = found.stored
         switch found.decision {

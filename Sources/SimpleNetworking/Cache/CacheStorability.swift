@@ -63,7 +63,8 @@ package enum CacheStorability {
     ) -> Refusal? {
         refusal(
             method: method, requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
-            responseTime: responseTime, fields: { CacheResponseFields(responseHeaders, now: responseTime) })
+            responseTime: responseTime, directives: { CacheControl(responseHeaders: responseHeaders) },
+            fields: { CacheResponseFields(responseHeaders, now: responseTime) })
     }
 
     /// Why a response is not stored, or `nil` when it is, with its fields parsed already (a stored head's).
@@ -77,25 +78,28 @@ package enum CacheStorability {
     {
         refusal(
             method: method, requestHeaders: requestHeaders, status: head.status, responseHeaders: head.headers,
-            responseTime: head.responseTime, fields: { head.fields })
+            responseTime: head.responseTime, directives: { head.fields.cacheControl }, fields: { head.fields })
     }
 
-    /// The rules of both forms above; `parsedFields` is asked only once the status and method allow storing.
+    /// The rules of both forms above. The directives are asked for once the status and method allow storing, and
+    /// the other fields (dates, validators) only once the directives do: a `no-store` response is refused without
+    /// reading its dates.
     private static func refusal(
         method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders,
-        responseTime: Date, fields parsedFields: () -> CacheResponseFields
+        responseTime: Date, directives parsedDirectives: () -> CacheControl,
+        fields parsedFields: () -> CacheResponseFields
     ) -> Refusal? {
         guard method.rawValue == "GET" else { return .method }
         guard status != 206 else { return .partialContent }
         guard (200...599).contains(status), status != 304 else { return .status }
         if CacheControl(requestHeaders: requestHeaders).noStore { return .requestNoStore }
-        let fields = parsedFields()
-        let directives = fields.cacheControl
+        let directives = parsedDirectives()
         if directives.mustUnderstand {
             guard understoodStatuses.contains(status) else { return .status }
         } else if directives.noStore {
             return .responseNoStore
         }
+        let fields = parsedFields()
         guard CacheVariant.nominatedFieldNames(responseHeaders) != nil else { return .varyAll }
         let mayStore =
             directives.isPublic || directives.isPrivate || fields.expires != .absent || directives.maxAge != nil

@@ -30,6 +30,12 @@ package protocol CacheStorage: Sendable {
     ///   its file found damaged, which also removes it).
     func openBody(of entry: CacheEntry) -> CacheBodyReader?
 
+    /// The whole body of an entry found by ``variants(of:)``, and marks the entry used. The default reads it through
+    /// ``openBody(of:)``; a storage that holds bodies in memory hands its copy over.
+    /// - Parameter entry: The head.
+    /// - Returns: The body; `nil` when the entry is no longer stored or its body cannot be read whole.
+    func body(of entry: CacheEntry) -> Data?
+
     /// Starts storing `entry`: the body follows through the writer, chunk by chunk, and the entry replaces the
     /// stored one of the same identity when the writer commits.
     /// - Parameter entry: The head; its ``CacheEntry/bodyLength`` and ``CacheEntry/bodyID`` are set on commit.
@@ -109,7 +115,7 @@ extension CacheStorage {
         return writer.commit()
     }
 
-    /// The whole body of an entry found by ``variants(of:)``, and marks the entry used.
+    /// The whole body of an entry, read through ``openBody(of:)``.
     /// - Parameter entry: The head.
     /// - Returns: The body; `nil` when the entry is no longer stored or its body cannot be read whole.
     package func body(of entry: CacheEntry) -> Data? {

@@ -36,14 +36,19 @@ package final class MemoryCacheStorage: CacheStorage {
     /// - Parameter entry: A head found by ``variants(of:)``.
     /// - Returns: The reader; `nil` when the entry is no longer stored with that body.
     package func openBody(of entry: CacheEntry) -> CacheBodyReader? {
-        let body = state.withLock { state -> Data? in
-            guard let record = state.index.record(for: entry.id), record.entry.bodyID == entry.bodyID else {
+        body(of: entry).map { CacheBodyReader(bytes: $0) }
+    }
+
+    /// The body of `entry`, the copy the storage holds, and marks the entry used.
+    /// - Parameter entry: A head found by ``variants(of:)``.
+    /// - Returns: The body; `nil` when the entry is no longer stored with that body.
+    package func body(of entry: CacheEntry) -> Data? {
+        state.withLock { state -> Data? in
+            guard let record = state.index.useRecord(for: entry.id), record.entry.bodyID == entry.bodyID else {
                 return nil
             }
-            state.index.markUsed(entry.id)
             return record.payload
         }
-        return body.map { CacheBodyReader(bytes: $0) }
     }
 
     /// Starts storing `entry`.

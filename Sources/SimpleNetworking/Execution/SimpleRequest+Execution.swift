@@ -462,28 +462,30 @@ extension SimpleRequest {
                     answered = found.response
                     stage.lookedUp = found.lookup
                 }
-                interceptors.append(stage)
+                if answered == nil { interceptors.append(stage) }
             }
             // Those asked whether to retry: the cache's stage never asks for one.
             intercepted = (asked, context)
             let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: record.deadline ?? 0, attempts: [])
             if let answered {
                 outcome = .success(answered)
-            } else if asked.isEmpty {
+            } else if asked.isEmpty, let stage = interceptors.first {
                 // The cache alone calls nothing but the transport, which heeds cancellation and the timeout as it
-                // does without a cache: no task of its own (<doc:Performance>, "HTTP cache").
+                // does without a cache: no task of its own, and no check of what it passes on, which is the request
+                // or it with validators the server sent (<doc:Performance>, "HTTP cache").
                 let heedsSignal = client.transport.capabilities.contains(.transferCancellation)
-                let chain = InterceptorChain(
-                    interceptors: interceptors, context: context,
-                    allowsHostHeader: client.configuration.allowsHostHeader
-                ) { [parts] request throws(SimpleNetworkingError) in
+                let next = InterceptorNext { [parts] request throws(SimpleNetworkingError) in
                     try await client.perform(
                         request, for: parts, destination: destination, signal: heedsSignal ? signal : nil, timer: timer)
                 }
-                outcome =
-                    heedsSignal
-                    ? await chain.outcome(of: request)
-                    : await interruptible(signal) { await chain.outcome(of: request) }
+                let cached: @Sendable () async -> Outcome = {
+                    do throws(SimpleNetworkingError) {
+                        return .success(try await stage.intercept(request, context: context, next: next))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                outcome = heedsSignal ? await cached() : await interruptible(signal, cached)
             } else {
                 outcome = await Self.intercepted(
                     request, through: interceptors, context: context, signal: signal, remaining: remaining,
