@@ -12,6 +12,9 @@ import SimpleNetworkingAsyncHTTPClient
 ///                                                             request is a miss, looked up and not stored
 ///   library-no-store, library-ahc-no-store                    no cache, `GET /no-store-json`: the disk miss's
 ///                                                             baseline
+///   library-conditional, library-ahc-conditional              no cache, `GET /etag-json` with the validator in
+///                                                             `If-None-Match`: a 304 every time, the exchange a
+///                                                             revalidated hit makes, without the cache's work
 /// The fresh and revalidated hits compare with `library-response` and `library-ahc` (`GET /json`, no cache).
 func makeCacheClient(named name: String, url: URL) -> (any Client)? {
     let engine = name.hasPrefix("library-ahc-")
@@ -29,12 +32,13 @@ struct CacheClient: Client {
         case revalidated = "cache-revalidated"
         case diskMiss = "cache-disk-miss"
         case noStore = "no-store"
+        case conditional = "conditional"
 
         /// The route of bench-server this setup asks for.
         var path: String {
             switch self {
             case .fresh: "/cached-json"
-            case .revalidated: "/etag-json"
+            case .revalidated, .conditional: "/etag-json"
             case .diskMiss, .noStore: "/no-store-json"
             }
         }
@@ -44,9 +48,12 @@ struct CacheClient: Client {
             switch self {
             case .fresh: .cache
             case .revalidated: .revalidated
-            case .diskMiss, .noStore: .network
+            case .diskMiss, .noStore, .conditional: .network
             }
         }
+
+        /// The status of every response after the first.
+        var status: Int { self == .conditional ? 304 : 200 }
     }
 
     let api: SimpleNetworking
@@ -66,7 +73,7 @@ struct CacheClient: Client {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-cache-\(UUID())")
             configuration.cache = .disk(at: folder, maximumBytes: 1 << 20)
             self.folder = folder
-        case .noStore:
+        case .noStore, .conditional:
             folder = nil
         }
         let base = url.deletingLastPathComponent()
@@ -77,9 +84,23 @@ struct CacheClient: Client {
     }
 
     func fetch() async throws -> Int {
-        let response = try await api.get(setup.path).response()
-        let expected = started.next() ? setup.source : .network
-        guard response.statusCode == 200, response.source == expected else { throw BenchError.status }
+        let response: SimpleResponse
+        if setup == .conditional {
+            // The validator bench-server's /etag-json sends (CacheRoute.etag in BenchServer/CacheRoutes.swift). A 304
+            // is not a success without a cache: it comes with the error (a little more work than a success).
+            do {
+                response = try await api.get(setup.path).header("If-None-Match", #""bench-1""#).response()
+            } catch {
+                guard let notModified = error.response else { throw error }
+                response = notModified
+            }
+        } else {
+            response = try await api.get(setup.path).response()
+        }
+        let later = started.next()
+        let expected = later ? setup.source : .network
+        let status = setup == .conditional || later ? setup.status : 200
+        guard response.statusCode == status, response.source == expected else { throw BenchError.status }
         return response.body.count
     }
 

@@ -21,8 +21,22 @@ package enum CacheDate {
         {
             bytes.replaceSubrange((bytes.count - 3)..., with: "GMT".utf8)
         }
-        return HTTPDate.parse(String(decoding: bytes, as: UTF8.self), now: now)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") does not depend on `now`: the last one read is kept, since
+        // a response's `Date` is read again whenever its head is (<doc:Performance>, "HTTP cache").
+        let isFixdate = bytes.count == 29 && bytes[3] == UInt8(ascii: ",")
+        if isFixdate, let last = lastFixdateRead.current, last.text == text { return last.date }
+        let date = HTTPDate.parse(text, now: now)
+        if isFixdate, let date { lastFixdateRead.set((text, date)) }
+        return date
     }
+
+    /// The last IMF-fixdate ``parse(_:now:)`` read, and its date.
+    private static let lastFixdateRead = Locked<(text: String, date: Date)?>(nil)
+
+    /// The last whole second ``imfFixdate(_:)`` wrote, and its text: a `304` without `Date` is given the time it
+    /// arrived, and many arrive within one second.
+    private static let lastFixdateWritten = Locked<(second: Int, text: String)?>(nil)
 
     /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), rounded down to the second; `nil` outside the
     /// years 1601 to 9999 that an HTTP-date can hold.
@@ -32,6 +46,14 @@ package enum CacheDate {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, seconds >= -11_644_473_600, seconds < 253_402_300_800 else { return nil }
         let whole = Int(seconds.rounded(.down))
+        if let last = lastFixdateWritten.current, last.second == whole { return last.text }
+        let text = fixdate(second: whole)
+        lastFixdateWritten.set((whole, text))
+        return text
+    }
+
+    /// The IMF-fixdate of a whole second since 1970 within the years 1601 to 9999.
+    private static func fixdate(second whole: Int) -> String {
         let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let within = whole - days * 86_400
         let (year, month, day) = HTTPDate.civilDate(fromDays: days)

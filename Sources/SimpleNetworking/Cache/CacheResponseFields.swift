@@ -54,11 +54,27 @@ package struct CacheResponseFields: Sendable, Equatable {
         } else {
             expires = .absent
         }
-        let lastModifiedLine = headers["Last-Modified"]
-        lastModified = lastModifiedLine.flatMap { CacheDate.parse($0, now: now) }
-        lastModifiedText = lastModified == nil ? nil : lastModifiedLine.map(Self.trimmed)
+        (lastModified, lastModifiedText) = Self.lastModified(in: headers, now: now)
         age = headers["Age"].flatMap(Self.ageValue)
-        entityTag = headers["ETag"].map(Self.trimmed).flatMap { tag in
+        entityTag = Self.entityTag(in: headers)
+    }
+
+    /// The `Last-Modified` field as ``lastModified`` and ``lastModifiedText`` read it.
+    /// - Parameters:
+    ///   - headers: A response's header fields.
+    ///   - now: The time the response was received.
+    /// - Returns: The date and its text, both `nil` when there is no such date.
+    package static func lastModified(in headers: HTTPHeaders, now: Date) -> (date: Date?, text: String?) {
+        let line = headers["Last-Modified"]
+        guard let date = line.flatMap({ CacheDate.parse($0, now: now) }) else { return (nil, nil) }
+        return (date, line.map(trimmed))
+    }
+
+    /// The `ETag` field as ``entityTag`` reads it.
+    /// - Parameter headers: A response's header fields.
+    /// - Returns: The entity tag, `nil` when absent or holding a control character.
+    package static func entityTag(in headers: HTTPHeaders) -> String? {
+        headers["ETag"].map(trimmed).flatMap { tag in
             tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) ? nil : tag
         }
     }

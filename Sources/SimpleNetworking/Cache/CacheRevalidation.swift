@@ -33,6 +33,9 @@ package enum CacheRevalidation {
         "content-length", "content-encoding", "content-range", "age",
     ]
 
+    /// ``fieldsKeptFromStorage`` and the fields never stored (``CachedResponseHead/unstoredFieldNames``).
+    private static let neverUpdatedFieldNames = CachedResponseHead.unstoredFieldNames.union(fieldsKeptFromStorage)
+
     /// Merges a `304` into the stored response it validated.
     /// - Parameters:
     ///   - notModifiedHeaders: The `304`'s header fields.
@@ -45,8 +48,12 @@ package enum CacheRevalidation {
         notModifiedHeaders: HTTPHeaders, requestHeaders: HTTPHeaders, requestTime: Date, responseTime: Date,
         into stored: CachedResponseHead
     ) -> Outcome {
-        let notModified = CacheResponseFields(notModifiedHeaders, now: responseTime)
-        guard applies(notModified, to: stored.fields) else { return .notApplicable }
+        // Only the 304's validators are read here; the merged head reads the rest once.
+        let notModifiedTag = CacheResponseFields.entityTag(in: notModifiedHeaders)
+        let notModifiedDate = CacheResponseFields.lastModified(in: notModifiedHeaders, now: responseTime).date
+        guard applies(entityTag: notModifiedTag, lastModified: notModifiedDate, to: stored.fields) else {
+            return .notApplicable
+        }
         let headers = updatedFields(stored: stored.headers, notModified: notModifiedHeaders, receivedAt: responseTime)
         let variant = CacheVariant(responseHeaders: headers, requestHeaders: requestHeaders)
         let updated = CachedResponseHead(
@@ -56,18 +63,19 @@ package enum CacheRevalidation {
         return .updated(updated, storable: variant != nil && refusal == nil)
     }
 
-    /// Whether a `304` with the given fields applies to a stored response with the given fields (see above).
+    /// Whether a `304` with the given validators applies to a stored response with the given fields (see above).
     /// - Parameters:
-    ///   - notModified: The `304`'s fields.
+    ///   - entityTag: The `304`'s entity tag (``CacheResponseFields/entityTag``).
+    ///   - lastModified: The `304`'s `Last-Modified` date (``CacheResponseFields/lastModified``).
     ///   - stored: The stored response's fields.
     /// - Returns: `true` when the stored response is the one the `304` selects.
-    package static func applies(_ notModified: CacheResponseFields, to stored: CacheResponseFields) -> Bool {
-        if let tag = notModified.entityTag {
+    package static func applies(entityTag: String?, lastModified: Date?, to stored: CacheResponseFields) -> Bool {
+        if let tag = entityTag {
             guard let storedTag = stored.entityTag else { return false }
             if !isWeak(tag) && isWeak(storedTag) { return false }
             return opaqueTag(tag) == opaqueTag(storedTag)
         }
-        if let lastModified = notModified.lastModified { return stored.lastModified == lastModified }
+        if let lastModified { return stored.lastModified == lastModified }
         return true
     }
 
@@ -78,8 +86,8 @@ package enum CacheRevalidation {
     ///   - receivedAt: When the `304` arrived: its `Date` when it has none.
     /// - Returns: The updated fields.
     package static func updatedFields(stored: HTTPHeaders, notModified: HTTPHeaders, receivedAt: Date) -> HTTPHeaders {
-        let excluded = CachedResponseHead.unstoredFieldNames.union(CachedResponseHead.connectionOptions(notModified))
-            .union(fieldsKeptFromStorage)
+        let options = CachedResponseHead.connectionOptions(notModified)
+        let excluded = options.isEmpty ? neverUpdatedFieldNames : neverUpdatedFieldNames.union(options)
         var updated = stored
         var replaced: Set<String> = []
         for field in notModified {

@@ -290,10 +290,14 @@ struct CacheStage: RequestInterceptor {
 
     /// `entry` with the header fields and times a `304` updated it to, its variant and body kept.
     static func entry(_ entry: CacheEntry, updatedTo head: CachedResponseHead) -> CacheEntry {
-        var updated = entry
-        updated.headers = head.headers
-        updated.requestTime = head.requestTime
-        updated.responseTime = head.responseTime
+        let updated = CacheEntry(
+            key: entry.key, variant: entry.variant, status: entry.status, headers: head.headers,
+            requestTime: head.requestTime, responseTime: head.responseTime, bodyLength: entry.bodyLength,
+            bodyID: entry.bodyID)
+        // The head the next lookup reads is this one, with the variant the entry keeps: its fields are parsed.
+        var kept = head
+        kept.variant = Self.head(of: entry).variant
+        _ = updated.derived.head { kept }
         return updated
     }
 
