@@ -449,47 +449,23 @@ extension SimpleRequest {
         let cache = destination == nil && !parts.unboundedBody ? client.configuration.cache : nil
         if cache != nil || !client.configuration.interceptors.isEmpty || !parts.interceptors.isEmpty {
             let asked = client.configuration.interceptors + parts.interceptors
-            var interceptors = asked
             let context = InterceptorContext(
                 client: client, requestID: parts.safety.requestID, attempt: record.attempts)
-            // The cache alone: a hit is answered here, without the pipeline's task; a miss hands on its lookup.
-            var answered: SimpleResponse?
-            if let cache {
-                var stage = CacheStage(cache: cache)
-                if interceptors.isEmpty, remaining.map({ $0 > 0 }) ?? true, !Task.isCancelled,
-                    signal?.isCancelled != true, let found = stage.answerFromStorage(request, context: context)
-                {
-                    answered = found.response
-                    stage.lookedUp = found.lookup
-                }
-                if answered == nil { interceptors.append(stage) }
-            }
             // Those asked whether to retry: the cache's stage never asks for one.
             intercepted = (asked, context)
-            let deadlineError = SimpleNetworkingError.deadlineExceeded(seconds: record.deadline ?? 0, attempts: [])
-            if let answered {
-                outcome = .success(answered)
-            } else if asked.isEmpty, let stage = interceptors.first {
-                // The cache alone calls nothing but the transport, which heeds cancellation and the timeout as it
-                // does without a cache: no task of its own, and no check of what it passes on, which is the request
-                // or it with validators the server sent (<doc:Performance>, "HTTP cache").
-                let heedsSignal = client.transport.capabilities.contains(.transferCancellation)
-                let next = InterceptorNext { [parts] request throws(SimpleNetworkingError) in
+            if let cache, asked.isEmpty {
+                outcome = await cached(
+                    request, by: cache, context: context, remaining: remaining, signal: signal, on: client
+                ) { [parts] request, heeded throws(SimpleNetworkingError) in
                     try await client.perform(
-                        request, for: parts, destination: destination, signal: heedsSignal ? signal : nil, timer: timer)
+                        request, for: parts, destination: destination, signal: heeded, timer: timer)
                 }
-                let cached: @Sendable () async -> Outcome = {
-                    do throws(SimpleNetworkingError) {
-                        return .success(try await stage.intercept(request, context: context, next: next))
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-                outcome = heedsSignal ? await cached() : await interruptible(signal, cached)
             } else {
+                let deadlineError = SimpleNetworkingError.deadlineExceeded(
+                    seconds: record.deadline ?? 0, attempts: [])
                 outcome = await Self.intercepted(
-                    request, through: interceptors, context: context, signal: signal, remaining: remaining,
-                    deadlineError: deadlineError
+                    request, through: asked + (cache.map { [CacheStage(cache: $0)] } ?? []), context: context,
+                    signal: signal, remaining: remaining, deadlineError: deadlineError
                 ) { [parts] request throws(SimpleNetworkingError) in
                     try await client.perform(request, for: parts, destination: destination, signal: nil, timer: timer)
                 }
@@ -514,6 +490,40 @@ extension SimpleRequest {
             client.emit(finished, for: request, requestID: parts.safety.requestID)
         }
         return (outcome, request, intercepted)
+    }
+
+    /// The outcome of an attempt whose only stage is the cache: a hit is answered at once, without the pipeline's
+    /// task; otherwise the stage, with the lookup made, sends through `send`, to the transport, which heeds
+    /// cancellation and the timeout as it does without a cache. Nothing checks what the stage passes on: the request,
+    /// or it with validators the server sent (<doc:Performance>, "HTTP cache").
+    private func cached(
+        _ request: HTTPRequest, by cache: HTTPCache, context: InterceptorContext, remaining: TimeInterval?,
+        signal: CancellationSignal?, on client: SimpleNetworking,
+        send:
+            @escaping @Sendable (HTTPRequest, CancellationSignal?) async throws(SimpleNetworkingError)
+            -> SimpleResponse
+    ) async -> Outcome {
+        var stage = CacheStage(cache: cache)
+        if remaining.map({ $0 > 0 }) ?? true, !Task.isCancelled, signal?.isCancelled != true,
+            let found = stage.answerFromStorage(request, context: context)
+        {
+            if let response = found.response { return .success(response) }
+            stage.lookedUp = found.lookup
+        }
+        // A transport that heeds only its task's cancellation gets a task that the signal cancels.
+        let heedsSignal = client.transport.capabilities.contains(.transferCancellation)
+        let next = InterceptorNext { request throws(SimpleNetworkingError) in
+            try await send(request, heedsSignal ? signal : nil)
+        }
+        let staged = stage
+        let run: @Sendable () async -> Outcome = {
+            do throws(SimpleNetworkingError) {
+                return .success(try await staged.intercept(request, context: context, next: next))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return heedsSignal ? await run() : await interruptible(signal, run)
     }
 
     /// The hops of one attempt (``SimpleNetworking/perform(_:for:destination:signal:timer:)``), as an outcome.
