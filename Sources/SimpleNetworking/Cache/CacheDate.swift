@@ -23,7 +23,7 @@ package enum CacheDate {
         }
         let text = String(decoding: bytes, as: UTF8.self)
         // An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") does not depend on `now`: the last one read is kept, since
-        // a response's `Date` is read again whenever its head is (<doc:Performance>, "HTTP cache").
+        // a 304's `Date` is read again in the head merged from it (<doc:Performance>, "HTTP cache").
         let isFixdate = bytes.count == 29 && bytes[3] == UInt8(ascii: ",")
         if isFixdate, let last = lastFixdateRead.current, last.text == text { return last.date }
         let date = HTTPDate.parse(text, now: now)
