@@ -51,42 +51,55 @@ package enum CacheInvalidation {
     }
 
     /// `text` without its fragment when that is already its primary key: an `http` or `https` URL whose scheme and
-    /// authority hold no upper-case letter, no user, no percent sign, no IP version 6 address and no default port. `nil` otherwise, for
-    /// ``primaryKeyByComponents(for:)``. A lookup reads its key so, without taking the URL apart (<doc:Performance>,
-    /// "HTTP cache"); a test checks that both give the same key.
+    /// authority hold no upper-case letter, no user, no percent sign, no IP version 6 address and no default port;
+    /// `nil` otherwise, for ``primaryKeyByComponents(for:)``. A lookup reads its key so, without taking the URL apart
+    /// (<doc:Performance>, "HTTP cache"); a test checks that both give the same key.
     private static func keyAsSpelled(_ text: String) -> String? {
-        let fragment = text.utf8.withContiguousStorageIfAvailable { bytes -> Int?? in
-            guard let authorityStart = schemeLength(bytes) else { return .none }
-            var authorityEnd = bytes.count
-            var colon: Int?
-            for index in authorityStart..<bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-                    authorityEnd = index
-                    break
-                }
-                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "@")
-                    || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "[")
-                    || (byte == UInt8(ascii: ":") && colon != nil)
-                {
-                    return .none
-                }
-                if byte == UInt8(ascii: ":") { colon = index }
-            }
-            guard authorityEnd > authorityStart, colon != authorityStart else { return .none }
-            if let colon {
-                // A port of digits, without a leading zero, other than the scheme's default.
-                let port = bytes[(colon + 1)..<authorityEnd]
-                let isDefault = port.elementsEqual((authorityStart == 8 ? "443" : "80").utf8)
-                guard let first = port.first, first != UInt8(ascii: "0"), !isDefault,
-                    port.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-                else { return .none }
-            }
-            return .some(bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")))
+        switch text.utf8.withContiguousStorageIfAvailable(spelling) {
+        case .whole: text
+        case .cut(let end): String(decoding: text.utf8.prefix(end), as: UTF8.self)
+        case .notAKey, nil: nil
         }
-        guard case .some(.some(let cut)) = fragment else { return nil }
-        guard let cut else { return text }
-        return String(decoding: text.utf8.prefix(cut), as: UTF8.self)
+    }
+
+    /// How a URL's text stands to its primary key.
+    private enum Spelling {
+        /// The text is the key.
+        case whole
+        /// The key is the text up to this byte offset (its fragment left out).
+        case cut(at: Int)
+        /// The text must be taken apart.
+        case notAKey
+    }
+
+    /// How the URL text `bytes` stands to its primary key (see ``keyAsSpelled(_:)``).
+    private static func spelling(_ bytes: UnsafeBufferPointer<UInt8>) -> Spelling {
+        guard let authorityStart = schemeLength(bytes) else { return .notAKey }
+        var authorityEnd = bytes.count
+        var colon: Int?
+        for index in authorityStart..<bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                authorityEnd = index
+                break
+            }
+            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "@")
+                || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "[") || (byte == UInt8(ascii: ":") && colon != nil)
+            {
+                return .notAKey
+            }
+            if byte == UInt8(ascii: ":") { colon = index }
+        }
+        guard authorityEnd > authorityStart, colon != authorityStart else { return .notAKey }
+        if let colon {
+            // A port of digits, without a leading zero, other than the scheme's default.
+            let port = bytes[(colon + 1)..<authorityEnd]
+            let isDefault = port.elementsEqual((authorityStart == 8 ? "443" : "80").utf8)
+            guard let first = port.first, first != UInt8(ascii: "0"), !isDefault,
+                port.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            else { return .notAKey }
+        }
+        return bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")).map(Spelling.cut) ?? .whole
     }
 
     /// Where the authority of an `http://` or `https://` URL starts (7 or 8); `nil` for any other start.
