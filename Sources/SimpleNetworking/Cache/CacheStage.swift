@@ -192,7 +192,7 @@ struct CacheStage: RequestInterceptor {
             }
             var entry = stored.entry
             if storable {
-                entry = cache.storage.replaceHead(with: Self.entry(stored.entry, updatedTo: head)) ?? entry
+                entry = cache.storage.replaceHead(with: Self.entry(stored, updatedTo: head)) ?? entry
             } else {
                 cache.storage.removeVariants(of: stored.entry.key)
             }
@@ -288,15 +288,16 @@ struct CacheStage: RequestInterceptor {
             responseTime: head.responseTime)
     }
 
-    /// `entry` with the header fields and times a `304` updated it to, its variant and body kept.
-    static func entry(_ entry: CacheEntry, updatedTo head: CachedResponseHead) -> CacheEntry {
+    /// The stored entry with the header fields and times a `304` updated it to, its variant and body kept.
+    static func entry(_ stored: Stored, updatedTo head: CachedResponseHead) -> CacheEntry {
+        let entry = stored.entry
         let updated = CacheEntry(
             key: entry.key, variant: entry.variant, status: entry.status, headers: head.headers,
             requestTime: head.requestTime, responseTime: head.responseTime, bodyLength: entry.bodyLength,
             bodyID: entry.bodyID)
-        // The head the next lookup reads is this one, with the variant the entry keeps: its fields are parsed.
+        // The head the next lookup reads is this one, with the variant the entry keeps: seeded, its fields parsed.
         var kept = head
-        kept.variant = Self.head(of: entry).variant
+        kept.variant = stored.head.variant
         _ = updated.derived.head { kept }
         return updated
     }
