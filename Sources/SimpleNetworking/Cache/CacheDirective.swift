@@ -77,8 +77,17 @@ package struct CacheDirective: Sendable, Equatable {
                 }
                 let argument = readArgument()
                 return CacheDirective(
-                    name: String(decoding: name.map(asciiLowercased), as: UTF8.self), argument: argument)
+                    name: Self.lowercasedText(name), argument: argument)
             }
+        }
+
+        /// The bytes as text in ASCII lowercase; without a copy of the bytes when they are lowercase already, as
+        /// directive names nearly always are.
+        private static func lowercasedText(_ bytes: ArraySlice<UInt8>) -> String {
+            guard bytes.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            return String(decoding: bytes.map(asciiLowercased), as: UTF8.self)
         }
 
         /// The argument after a name, and the rest of the element: anything but whitespace before the next comma

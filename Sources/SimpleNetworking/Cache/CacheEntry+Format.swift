@@ -74,6 +74,23 @@ extension CacheEntry {
     /// - Throws: ``FormatError`` when a field breaks the format's rules (the same rules reading applies), or the
     ///   head would be larger than 1 MiB.
     package func encodedHead() throws(FormatError) -> [UInt8] {
+        var writer = CacheFormatWriter()
+        try encodeHead(into: &writer)
+        return writer.bytes
+    }
+
+    /// The length of ``encodedHead()``, after the same checks, without making the bytes: what a memory cache
+    /// charges for a head (`MemoryCacheStorage`).
+    /// - Returns: The number of bytes ``encodedHead()`` returns.
+    /// - Throws: ``FormatError`` exactly when ``encodedHead()`` does.
+    package func encodedHeadLength() throws(FormatError) -> Int {
+        var writer = CacheFormatWriter(measuring: ())
+        try encodeHead(into: &writer)
+        return writer.count
+    }
+
+    /// Checks the fields against the format's rules, then writes the head with `writer`.
+    private func encodeHead(into writer: inout CacheFormatWriter) throws(FormatError) {
         guard (100...999).contains(status) else { throw .invalidField("status") }
         guard bodyLength >= 0, bodyLength <= Self.maximumBodyLength else { throw .invalidField("body length") }
         guard requestTime.timeIntervalSinceReferenceDate.isFinite, responseTime.timeIntervalSinceReferenceDate.isFinite
@@ -94,7 +111,6 @@ extension CacheEntry {
             try Self.checkValue(field.value)
         }
 
-        var writer = CacheFormatWriter()
         writer.append(Self.formatMagic)
         writer.append(Self.formatVersion)
         writer.append(UInt16(0))
@@ -113,9 +129,8 @@ extension CacheEntry {
             writer.append(text: field.name)
             writer.append(text: field.value)
         }
-        guard writer.bytes.count <= Self.maximumHeadLength else { throw .tooLarge }
-        writer.patch(UInt32(writer.bytes.count), at: 12)
-        return writer.bytes
+        guard writer.count <= Self.maximumHeadLength else { throw .tooLarge }
+        writer.patch(UInt32(writer.count), at: 12)
     }
 
     /// Reads a head in the stored entry format from untrusted bytes.
@@ -203,7 +218,9 @@ extension CacheEntry {
 
     private static func checkURL(_ url: String) throws(FormatError) {
         guard url.utf8.count <= maximumURLLength else { throw .fieldTooLong }
-        guard !url.isEmpty, url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw .invalidField("url") }
+        guard !url.isEmpty, allBytes(of: url, satisfy: { $0 > 0x20 && $0 != 0x7F }) else {
+            throw .invalidField("url")
+        }
     }
 
     private static func checkName(_ name: String) throws(FormatError) {
@@ -223,14 +240,22 @@ extension CacheEntry {
 
     private static func checkValue(_ value: String) throws(FormatError) {
         guard value.utf8.count <= maximumValueLength else { throw .fieldTooLong }
-        guard value.utf8.allSatisfy({ ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F }) else {
+        guard allBytes(of: value, satisfy: { ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F }) else {
             throw .invalidField("field value")
         }
     }
 
     /// Whether `text` is an RFC 9110 token (section 5.6.2).
     private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { tokenBytes.contains($0) }
+        let tokenBytes = tokenBytes
+        return !text.isEmpty && allBytes(of: text, satisfy: { tokenBytes.contains($0) })
+    }
+
+    /// Whether every UTF-8 byte of `text` satisfies `predicate`, read from the string's own storage: every field of
+    /// a head is checked each time it is stored or charged for (``encodedHeadLength()``).
+    private static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.allSatisfy(predicate) }
     }
 
     private static let tokenBytes = ByteSet(

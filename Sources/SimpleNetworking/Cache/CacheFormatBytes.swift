@@ -1,17 +1,31 @@
 /// Appends the little-endian integers and length-prefixed strings of the stored entry format
-/// (``CacheEntry/encodedHead()``).
+/// (``CacheEntry/encodedHead()``), or, made with ``init(measuring:)``, only counts them
+/// (``CacheEntry/encodedHeadLength()``): one writer, so that the length and the bytes cannot disagree.
 struct CacheFormatWriter {
     private(set) var bytes: [UInt8] = []
+    /// The number of bytes written so far: `bytes.count`, or what it would be when only measuring.
+    private(set) var count = 0
+    /// Whether the writer only counts.
+    private let isMeasuring: Bool
 
     init(capacity: Int = 256) {
+        isMeasuring = false
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that keeps no bytes and only counts them.
+    init(measuring: Void) {
+        isMeasuring = true
+    }
+
     mutating func append(_ raw: [UInt8]) {
-        bytes.append(contentsOf: raw)
+        count += raw.count
+        if !isMeasuring { bytes.append(contentsOf: raw) }
     }
 
     mutating func append<Integer: FixedWidthInteger & UnsignedInteger>(_ value: Integer) {
+        count += Integer.bitWidth / 8
+        guard !isMeasuring else { return }
         var remaining = value
         for _ in 0..<(Integer.bitWidth / 8) {
             bytes.append(UInt8(truncatingIfNeeded: remaining))
@@ -21,12 +35,15 @@ struct CacheFormatWriter {
 
     /// The text's UTF-8 bytes after their count, as a `UInt32`.
     mutating func append(text: String) {
-        append(UInt32(truncatingIfNeeded: text.utf8.count))
-        bytes.append(contentsOf: text.utf8)
+        let length = text.utf8.count
+        append(UInt32(truncatingIfNeeded: length))
+        count += length
+        if !isMeasuring { bytes.append(contentsOf: text.utf8) }
     }
 
     /// Writes `value` at `offset`, over bytes appended before (a length known only at the end).
     mutating func patch(_ value: UInt32, at offset: Int) {
+        guard !isMeasuring else { return }
         var remaining = value
         for index in offset..<(offset + 4) {
             bytes[index] = UInt8(truncatingIfNeeded: remaining)

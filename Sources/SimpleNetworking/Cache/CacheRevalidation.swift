@@ -87,17 +87,30 @@ package enum CacheRevalidation {
     /// - Returns: The updated fields.
     package static func updatedFields(stored: HTTPHeaders, notModified: HTTPHeaders, receivedAt: Date) -> HTTPHeaders {
         let options = CachedResponseHead.connectionOptions(notModified)
-        let excluded = options.isEmpty ? neverUpdatedFieldNames : neverUpdatedFieldNames.union(options)
-        var updated = stored
-        var replaced: Set<String> = []
-        for field in notModified {
+        // The names the 304 updates, lower case, in the order they first appear, each with its first spelling. A 304
+        // has few fields: a scan of this list costs less than a set.
+        var names: [(lowercased: String, spelling: String)] = []
+        for field in notModified.fields {
             let name = field.name.lowercased()
-            guard !excluded.contains(name), replaced.insert(name).inserted else { continue }
-            updated.remove(name: field.name)
-            for value in notModified.values(for: field.name) { updated.add(name: field.name, value: value) }
+            guard !neverUpdatedFieldNames.contains(name), !options.contains(name),
+                !names.contains(where: { $0.lowercased == name })
+            else { continue }
+            names.append((name, field.name))
         }
-        updated.remove(name: "Age")
-        for value in notModified.values(for: "Age") { updated.add(name: "Age", value: value) }
+        // The stored fields the 304 leaves, in order; then each updated name's 304 values; then the 304's `Age`.
+        var fields = stored.fields.filter { field in
+            !field.name.equalsIgnoringASCIICase("Age")
+                && !names.contains { field.name.equalsIgnoringASCIICase($0.lowercased) }
+        }
+        for name in names {
+            for field in notModified.fields where field.name.equalsIgnoringASCIICase(name.lowercased) {
+                fields.append(HTTPHeaders.Field(name: name.spelling, value: field.value))
+            }
+        }
+        for field in notModified.fields where field.name.equalsIgnoringASCIICase("Age") {
+            fields.append(HTTPHeaders.Field(name: "Age", value: field.value))
+        }
+        var updated = HTTPHeaders(fields)
         if !notModified.contains("Date"), let date = CacheDate.imfFixdate(receivedAt) {
             updated["Date"] = date
         }

@@ -47,6 +47,14 @@ struct CacheStage: RequestInterceptor {
         return (nil, lookup)
     }
 
+    /// Whether `lookup` leaves the stage nothing to do but send its request as it is and store the response: nothing
+    /// stored answers it, validates it or falls back for it. The stage's ``intercept(_:context:next:)`` would then
+    /// send through `next` and call ``store(_:for:sentAt:receivedAt:)``; an attempt whose only stage is the cache does
+    /// both itself, without the stage's frames (<doc:Performance>, "HTTP cache").
+    static func leavesOnlyStoring(_ lookup: Lookup) -> Bool {
+        lookup.stored == nil && lookup.decision == .fetch
+    }
+
     /// The stored response chosen for `request` and what to do with it.
     private func lookup(_ request: HTTPRequest, context: InterceptorContext) -> Lookup {
         let entries = cache.storage.variants(of: Self.key(for: request.url))
@@ -246,7 +254,7 @@ struct CacheStage: RequestInterceptor {
     // MARK: Storing and invalidating
 
     /// Stores `response` to `request` when the rules allow it and it came from the request's own URL.
-    private func store(_ response: SimpleResponse, for request: HTTPRequest, sentAt: Date, receivedAt: Date) {
+    func store(_ response: SimpleResponse, for request: HTTPRequest, sentAt: Date, receivedAt: Date) {
         guard
             CacheStorability.refusal(
                 method: request.method, requestHeaders: request.headers, status: response.statusCode,

@@ -55,13 +55,13 @@ package final class MemoryCacheStorage: CacheStorage {
     /// - Parameter entry: The head.
     /// - Returns: The writer; `nil` when the head breaks the entry format's rules or is too large.
     package func beginStoring(_ entry: CacheEntry) -> (any CacheEntryWriter)? {
-        guard let head = try? entry.encodedHead(), head.count <= maximumEntryBytes else { return nil }
+        guard let headLength = try? entry.encodedHeadLength(), headLength <= maximumEntryBytes else { return nil }
         let token = state.withLock { state in
             state.nextToken += 1
             state.writers[state.nextToken] = entry.key
             return state.nextToken
         }
-        return Writer(storage: self, token: token, entry: entry, headLength: head.count)
+        return Writer(storage: self, token: token, entry: entry, headLength: headLength)
     }
 
     /// Replaces the head of a stored entry, keeping its body.
@@ -69,14 +69,13 @@ package final class MemoryCacheStorage: CacheStorage {
     /// - Returns: The head as stored; `nil` when that entry is no longer stored with that body, or the new head is
     ///   not storable.
     package func replaceHead(with entry: CacheEntry) -> CacheEntry? {
-        guard let head = try? entry.encodedHead(), head.count + entry.bodyLength <= maximumEntryBytes else {
-            return nil
-        }
+        guard let headLength = try? entry.encodedHeadLength(), headLength + entry.bodyLength <= maximumEntryBytes
+        else { return nil }
         return state.withLock { state in
             guard let record = state.index.record(for: entry.id), record.entry.bodyID == entry.bodyID else {
                 return nil
             }
-            state.index.replaceHead(with: entry, bytes: head.count + entry.bodyLength)
+            state.index.replaceHead(with: entry, bytes: headLength + entry.bodyLength)
             evict(&state, keeping: entry.id)
             return entry
         }

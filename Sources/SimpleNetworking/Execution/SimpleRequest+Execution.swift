@@ -504,11 +504,13 @@ extension SimpleRequest {
             -> SimpleResponse
     ) async -> Outcome {
         var stage = CacheStage(cache: cache)
+        var onlyStoring = false
         if remaining.map({ $0 > 0 }) ?? true, !Task.isCancelled, signal?.isCancelled != true,
             let found = stage.answerFromStorage(request, context: context)
         {
             if let response = found.response { return .success(response) }
-            stage.lookedUp = found.lookup
+            onlyStoring = CacheStage.leavesOnlyStoring(found.lookup)
+            if !onlyStoring { stage.lookedUp = found.lookup }
         }
         // A transport that heeds only its task's cancellation gets a task that the signal cancels.
         let heedsSignal = client.transport.capabilities.contains(.transferCancellation)
@@ -516,9 +518,16 @@ extension SimpleRequest {
             try await send(request, heedsSignal ? signal : nil)
         }
         let staged = stage
+        let willStore = onlyStoring
         let run: @Sendable () async -> Outcome = {
             do throws(SimpleNetworkingError) {
-                return .success(try await staged.intercept(request, context: context, next: next))
+                guard willStore else { return .success(try await staged.intercept(request, context: context, next: next)) }
+                // A miss: what the stage would do, sent from here.
+                let clock = context.client.configuration.clock
+                let sentAt = clock.now()
+                let response = try await send(request, heedsSignal ? signal : nil)
+                staged.store(response, for: request, sentAt: sentAt, receivedAt: clock.now())
+                return .success(response)
             } catch {
                 return .failure(error)
             }

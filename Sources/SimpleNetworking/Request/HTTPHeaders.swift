@@ -58,7 +58,12 @@ public struct HTTPHeaders: Sendable, Hashable {
     /// - Parameter name: The field name, compared without regard to ASCII case.
     /// - Returns: The values; empty when there is none.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        // One pass, no intermediate list of fields: lookups run several times on every request.
+        var values: [String] = []
+        for field in fields where field.name.equalsIgnoringASCIICase(name) {
+            values.append(field.value)
+        }
+        return values
     }
 
     /// Appends a field, keeping any earlier field of the same name.

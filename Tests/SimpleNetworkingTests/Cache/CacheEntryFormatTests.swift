@@ -110,6 +110,7 @@ struct CacheEntryFormatTests {
         #expect(decoded == entry)
         #expect(decoded.varyValues == entry.varyValues)
         #expect(try decoded.encodedHead() == bytes)
+        #expect(try entry.encodedHeadLength() == bytes.count)
     }
 
     @Test("Dates keep every bit; names of Vary fields are kept lowercased")
@@ -259,6 +260,7 @@ struct CacheEntryFormatTests {
     @Test("An entry that breaks the format's rules is not encoded", arguments: unencodable)
     func refusedEncoding(_ row: Named<(CacheEntry, CacheEntry.FormatError)>) {
         #expect(throws: row.value.1) { try row.value.0.encodedHead() }
+        #expect(throws: row.value.1) { try row.value.0.encodedHeadLength() }
     }
 
     @Test("A key leaves out the URL's fragment")

@@ -166,6 +166,48 @@ struct CacheRevalidationTests {
         #expect(merged.status == 200)
     }
 
+    /// The whole field list a merge makes, in order: the stored fields the `304` leaves, then each name it updates
+    /// (in the order the `304` first names it, spelled as there first) with all of its values, then its `Age`; a
+    /// missing `Date` is set in place.
+    /// A merge's rows: the stored fields, the `304`'s, and the merged list.
+    typealias FieldListCase = (stored: [(String, String)], notModified: [(String, String)], merged: [(String, String)])
+
+    static let fieldLists: [FieldListCase] = [
+        (
+            stored: [
+                ("Date", httpDate(0)), ("ETag", #""a""#), ("Cache-Control", "max-age=1"), ("X-A", "1"), ("Age", "5"),
+            ],
+            notModified: [
+                ("Date", httpDate(3)), ("ETag", #""a""#), ("x-a", "2"), ("X-A", "3"), ("Cache-Control", "max-age=2"),
+            ],
+            merged: [
+                ("Date", httpDate(3)), ("ETag", #""a""#), ("x-a", "2"), ("x-a", "3"), ("Cache-Control", "max-age=2"),
+            ]
+        ),
+        (
+            stored: [
+                ("Content-Length", "10"), ("Date", httpDate(0)), ("X-Keep", "k"), ("Set-Cookie", "a"),
+                ("Set-Cookie", "b"),
+            ],
+            notModified: [
+                ("Connection", "x-opt"), ("X-Opt", "o"), ("Content-Length", "0"), ("Set-Cookie", "c"), ("Age", "7"),
+            ],
+            merged: [
+                ("Content-Length", "10"), ("Date", httpDate(3)), ("X-Keep", "k"), ("Set-Cookie", "c"), ("Age", "7"),
+            ]
+        ),
+    ]
+
+    @Test("The merged field list, in order", arguments: 0..<fieldLists.count)
+    func mergedFieldList(row: Int) {
+        let (stored, notModified, merged) = Self.fieldLists[row]
+        let updated = CacheRevalidation.updatedFields(
+            stored: CacheScenario.headers(stored), notModified: CacheScenario.headers(notModified),
+            receivedAt: CacheScenario.base.addingTimeInterval(3))
+        #expect(updated.fields.map(\.name) == merged.map(\.0))
+        #expect(updated.fields.map(\.value) == merged.map(\.1))
+    }
+
     /// 304-etag-update-response-Cache-Control: the stale response, freshened by the 304's `max-age`, is then fresh.
     @Test("A 304 freshens the stored response")
     func freshening() throws {
