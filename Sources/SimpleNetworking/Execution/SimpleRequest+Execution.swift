@@ -521,7 +521,9 @@ extension SimpleRequest {
         let willStore = onlyStoring
         let run: @Sendable () async -> Outcome = {
             do throws(SimpleNetworkingError) {
-                guard willStore else { return .success(try await staged.intercept(request, context: context, next: next)) }
+                guard willStore else {
+                    return .success(try await staged.intercept(request, context: context, next: next))
+                }
                 // A miss: what the stage would do, sent from here.
                 let clock = context.client.configuration.clock
                 let sentAt = clock.now()
