@@ -81,13 +81,22 @@ package struct CacheControl: Sendable, Equatable {
     /// cache directive when `Cache-Control` is absent).
     /// - Parameter headers: The request's header fields.
     package init(requestHeaders headers: HTTPHeaders) {
-        let lines = headers.values(for: "Cache-Control")
+        // One pass over the fields for both names: most requests have neither, and every request is read so.
+        var lines: [String] = []
+        var pragmas: [String] = []
+        for field in headers.fields {
+            if field.name.equalsIgnoringASCIICase("Cache-Control") {
+                lines.append(field.value)
+            } else if field.name.equalsIgnoringASCIICase("Pragma") {
+                pragmas.append(field.value)
+            }
+        }
         guard lines.isEmpty else {
             self.init(directives: CacheDirective.parse(lines))
             return
         }
         self.init()
-        noCache = CacheDirective.parse(headers.values(for: "Pragma")).contains { $0.name == "no-cache" }
+        noCache = !pragmas.isEmpty && CacheDirective.parse(pragmas).contains { $0.name == "no-cache" }
     }
 
     /// The directives of a response's `Cache-Control` field lines (`Pragma` in a response means nothing,
