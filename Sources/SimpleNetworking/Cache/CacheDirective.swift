@@ -48,9 +48,13 @@ package struct CacheDirective: Sendable, Equatable {
     package static func parse(_ lines: some Sequence<String>) -> [CacheDirective] {
         var directives: [CacheDirective] = []
         for line in lines {
-            var reader = Reader(Array(line.utf8))
-            while let directive = reader.next() {
-                directives.append(directive)
+            // Read in place: a field value is a native string, so its bytes need no copy.
+            var line = line
+            line.withUTF8 { bytes in
+                var reader = Reader(bytes)
+                while let directive = reader.next() {
+                    directives.append(directive)
+                }
             }
         }
         return directives
@@ -58,10 +62,10 @@ package struct CacheDirective: Sendable, Equatable {
 
     /// Walks one field line's bytes, one list element at a time.
     private struct Reader {
-        private let bytes: [UInt8]
+        private let bytes: UnsafeBufferPointer<UInt8>
         private var index = 0
 
-        init(_ bytes: [UInt8]) {
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
         }
 
@@ -83,7 +87,7 @@ package struct CacheDirective: Sendable, Equatable {
 
         /// The bytes as text in ASCII lowercase; without a copy of the bytes when they are lowercase already, as
         /// directive names nearly always are.
-        private static func lowercasedText(_ bytes: ArraySlice<UInt8>) -> String {
+        private static func lowercasedText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
             guard bytes.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
                 return String(decoding: bytes, as: UTF8.self)
             }
@@ -148,7 +152,7 @@ package struct CacheDirective: Sendable, Equatable {
             while index < bytes.count, predicate(bytes[index]) { index += 1 }
         }
 
-        private mutating func take(while predicate: (UInt8) -> Bool) -> ArraySlice<UInt8> {
+        private mutating func take(while predicate: (UInt8) -> Bool) -> Slice<UnsafeBufferPointer<UInt8>> {
             let start = index
             skip(while: predicate)
             return bytes[start..<index]
@@ -157,14 +161,11 @@ package struct CacheDirective: Sendable, Equatable {
 
     /// Whether `byte` may appear in a token (`tchar`, RFC 9110 section 5.6.2).
     package static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        tokenBytes.contains(byte)
     }
+
+    private static let tokenBytes = ByteSet(
+        "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 }
 
 extension UInt8 {

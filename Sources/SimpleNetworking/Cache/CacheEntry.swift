@@ -148,6 +148,19 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
             responseTime: responseTime, bodyLength: 0, bodyID: 0)
     }
 
+    /// This entry with the header fields and times a `304` brought: its key, variant, identity, status and body
+    /// kept, its identity not hashed again.
+    /// - Parameters:
+    ///   - headers: The merged header fields.
+    ///   - requestTime: When the validation request was sent.
+    ///   - responseTime: When the `304` was received.
+    /// - Returns: The updated entry, with a fresh ``derived``.
+    package func updated(headers: HTTPHeaders, requestTime: Date, responseTime: Date) -> CacheEntry {
+        CacheEntry(
+            key: key, variant: variant, id: id, status: status, headers: headers, requestTime: requestTime,
+            responseTime: responseTime, bodyLength: bodyLength, bodyID: bodyID)
+    }
+
     /// Creates an entry from every field, as the entry format reads it back.
     /// - Parameters:
     ///   - key: The primary key.
@@ -162,9 +175,19 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
         key: Key, variant: Variant, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
         bodyLength: Int, bodyID: UInt64
     ) {
+        self.init(
+            key: key, variant: variant, id: ID(key: key, variant: variant), status: status, headers: headers,
+            requestTime: requestTime, responseTime: responseTime, bodyLength: bodyLength, bodyID: bodyID)
+    }
+
+    /// Creates an entry from every field and its identity, computed already from `key` and `variant`.
+    private init(
+        key: Key, variant: Variant, id: ID, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
+        bodyLength: Int, bodyID: UInt64
+    ) {
         self.key = key
         self.variant = variant
-        id = ID(key: key, variant: variant)
+        self.id = id
         self.status = status
         self.headers = headers
         self.requestTime = requestTime

@@ -76,11 +76,11 @@ package struct CacheIndex<Payload: Sendable>: Sendable {
     /// - Returns: `false` when nothing of that identity is stored.
     @discardableResult
     package mutating func replaceHead(with entry: CacheEntry, bytes: Int) -> Bool {
-        guard var record = records[entry.id] else { return false }
-        totalBytes += bytes - record.bytes
-        record.entry = entry
-        record.bytes = bytes
-        records[entry.id] = record
+        // One lookup, and the record changed where it is.
+        guard let index = records.index(forKey: entry.id) else { return false }
+        totalBytes += bytes - records.values[index].bytes
+        records.values[index].entry = entry
+        records.values[index].bytes = bytes
         recency.markUsed(entry.id)
         return true
     }

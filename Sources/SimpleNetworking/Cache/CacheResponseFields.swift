@@ -43,20 +43,39 @@ package struct CacheResponseFields: Sendable, Equatable {
     ///   - headers: The response's header fields.
     ///   - now: The time the response was received, which places a two-digit year.
     package init(_ headers: HTTPHeaders, now: Date) {
-        cacheControl = CacheControl(responseHeaders: headers)
-        let dateLine = headers["Date"]
+        // One pass over the fields picks out the lines of every name read here (each head is read so once).
+        var cacheControlLines: [String] = []
+        var expiresLines: [String] = []
+        var dateLine: String?
+        var lastModifiedLine: String?
+        var ageLine: String?
+        var entityTagLine: String?
+        for field in headers.fields {
+            let name = field.name
+            switch name.utf8.count {
+            case 3 where ageLine == nil && name.equalsIgnoringASCIICase("Age"): ageLine = field.value
+            case 4 where dateLine == nil && name.equalsIgnoringASCIICase("Date"): dateLine = field.value
+            case 4 where entityTagLine == nil && name.equalsIgnoringASCIICase("ETag"): entityTagLine = field.value
+            case 7 where name.equalsIgnoringASCIICase("Expires"): expiresLines.append(field.value)
+            case 13 where name.equalsIgnoringASCIICase("Cache-Control"): cacheControlLines.append(field.value)
+            case 13 where lastModifiedLine == nil && name.equalsIgnoringASCIICase("Last-Modified"):
+                lastModifiedLine = field.value
+            default: break
+            }
+        }
+        cacheControl = CacheControl(directives: CacheDirective.parse(cacheControlLines))
         date = dateLine.flatMap { CacheDate.parse($0, now: now) }
         dateText = date == nil ? nil : dateLine.map(Self.trimmed)
-        let expiresLines = headers.values(for: "Expires").map(Self.trimmed)
-        if let first = expiresLines.first {
-            let agreed = expiresLines.allSatisfy { $0 == first }
+        let expiresTexts = expiresLines.map(Self.trimmed)
+        if let first = expiresTexts.first {
+            let agreed = expiresTexts.allSatisfy { $0 == first }
             expires = agreed ? CacheDate.parse(first, now: now).map(Expires.date) ?? .invalid : .invalid
         } else {
             expires = .absent
         }
-        (lastModified, lastModifiedText) = Self.lastModified(in: headers, now: now)
-        age = headers["Age"].flatMap(Self.ageValue)
-        entityTag = Self.entityTag(in: headers)
+        (lastModified, lastModifiedText) = Self.lastModified(line: lastModifiedLine, now: now)
+        age = ageLine.flatMap(Self.ageValue)
+        entityTag = Self.entityTag(line: entityTagLine)
     }
 
     /// The `Last-Modified` field as ``lastModified`` and ``lastModifiedText`` read it.
@@ -65,7 +84,11 @@ package struct CacheResponseFields: Sendable, Equatable {
     ///   - now: The time the response was received.
     /// - Returns: The date and its text, both `nil` when there is no such date.
     package static func lastModified(in headers: HTTPHeaders, now: Date) -> (date: Date?, text: String?) {
-        let line = headers["Last-Modified"]
+        lastModified(line: headers["Last-Modified"], now: now)
+    }
+
+    /// The first `Last-Modified` line, read as ``lastModified(in:now:)`` reads it.
+    private static func lastModified(line: String?, now: Date) -> (date: Date?, text: String?) {
         guard let date = line.flatMap({ CacheDate.parse($0, now: now) }) else { return (nil, nil) }
         return (date, line.map(trimmed))
     }
@@ -74,7 +97,12 @@ package struct CacheResponseFields: Sendable, Equatable {
     /// - Parameter headers: A response's header fields.
     /// - Returns: The entity tag, `nil` when absent or holding a control character.
     package static func entityTag(in headers: HTTPHeaders) -> String? {
-        headers["ETag"].map(trimmed).flatMap { tag in
+        entityTag(line: headers["ETag"])
+    }
+
+    /// The first `ETag` line, read as ``entityTag(in:)`` reads it.
+    private static func entityTag(line: String?) -> String? {
+        line.map(trimmed).flatMap { tag in
             tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) ? nil : tag
         }
     }

@@ -298,11 +298,8 @@ struct CacheStage: RequestInterceptor {
 
     /// The stored entry with the header fields and times a `304` updated it to, its variant and body kept.
     static func entry(_ stored: Stored, updatedTo head: CachedResponseHead) -> CacheEntry {
-        let entry = stored.entry
-        let updated = CacheEntry(
-            key: entry.key, variant: entry.variant, status: entry.status, headers: head.headers,
-            requestTime: head.requestTime, responseTime: head.responseTime, bodyLength: entry.bodyLength,
-            bodyID: entry.bodyID)
+        let updated = stored.entry.updated(
+            headers: head.headers, requestTime: head.requestTime, responseTime: head.responseTime)
         // The head the next lookup reads is this one, with the variant the entry keeps: seeded, its fields parsed.
         var kept = head
         kept.variant = stored.head.variant
