@@ -512,29 +512,47 @@ extension SimpleRequest {
             onlyStoring = CacheStage.leavesOnlyStoring(found.lookup)
             if !onlyStoring { stage.lookedUp = found.lookup }
         }
-        // A transport that heeds only its task's cancellation gets a task that the signal cancels.
         let heedsSignal = client.transport.capabilities.contains(.transferCancellation)
-        let next = InterceptorNext { request throws(SimpleNetworkingError) in
-            try await send(request, heedsSignal ? signal : nil)
+        if heedsSignal, onlyStoring {
+            // A miss over a transport that heeds the signal: sent from this task, without a closure around it.
+            do throws(SimpleNetworkingError) {
+                return .success(try await Self.missed(request, by: stage, context: context, signal: signal, send: send))
+            } catch {
+                return .failure(error)
+            }
         }
+        // A transport that heeds only its task's cancellation gets a task that the signal cancels.
         let staged = stage
         let willStore = onlyStoring
         let run: @Sendable () async -> Outcome = {
             do throws(SimpleNetworkingError) {
+                let heeded = heedsSignal ? signal : nil
                 guard willStore else {
+                    let next = InterceptorNext { request throws(SimpleNetworkingError) in
+                        try await send(request, heeded)
+                    }
                     return .success(try await staged.intercept(request, context: context, next: next))
                 }
-                // A miss: what the stage would do, sent from here.
-                let clock = context.client.configuration.clock
-                let sentAt = clock.now()
-                let response = try await send(request, heedsSignal ? signal : nil)
-                staged.store(response, for: request, sentAt: sentAt, receivedAt: clock.now())
-                return .success(response)
+                return .success(
+                    try await Self.missed(request, by: staged, context: context, signal: heeded, send: send))
             } catch {
                 return .failure(error)
             }
         }
         return heedsSignal ? await run() : await interruptible(signal, run)
+    }
+
+    /// A miss with nothing stored (``CacheStage/leavesOnlyStoring(_:)``): what the stage would do, done here. The
+    /// request is sent as it is, and the response stored when it may be.
+    private static func missed(
+        _ request: HTTPRequest, by stage: CacheStage, context: InterceptorContext, signal: CancellationSignal?,
+        send: @Sendable (HTTPRequest, CancellationSignal?) async throws(SimpleNetworkingError) -> SimpleResponse
+    ) async throws(SimpleNetworkingError) -> SimpleResponse {
+        let clock = context.client.configuration.clock
+        let sentAt = clock.now()
+        let response = try await send(request, signal)
+        stage.store(response, for: request, sentAt: sentAt, receivedAt: clock.now())
+        return response
     }
 
     /// The hops of one attempt (``SimpleNetworking/perform(_:for:destination:signal:timer:)``), as an outcome.

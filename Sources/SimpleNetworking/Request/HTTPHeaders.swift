@@ -169,7 +169,9 @@ extension StringProtocol {
     /// ASCII case-insensitive equality, without allocating lowercased copies.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
         // Header names are native strings: compared on their contiguous bytes, which is several times faster than
-        // walking two UTF-8 views (lookups run several times on every request).
+        // walking two UTF-8 views (lookups run several times on every request). Most names differ in length, which
+        // a native string knows without reading its bytes.
+        guard utf8.count == other.utf8.count else { return false }
         let compared = utf8.withContiguousStorageIfAvailable { lhs in
             other.utf8.withContiguousStorageIfAvailable { rhs -> Bool in
                 guard lhs.count == rhs.count else { return false }
