@@ -70,41 +70,55 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
 
     /// An entry's place in a storage: its key and variant. At most one entry per identity is stored.
     ///
-    /// It hashes its parts once, when made: a storage looks an entry up by it more than once per lookup.
+    /// It hashes its parts once, when made: a storage looks an entry up by it more than once per lookup. The parts
+    /// live in one shared box, so that an identity (and an entry, whose key and variant are its identity's) is
+    /// copied with one reference count instead of one per string and list (<doc:Performance>, "HTTP cache").
     package struct ID: Sendable, Hashable {
+        /// The parts and their hash, made once.
+        private final class Parts: Sendable {
+            let key: Key
+            let variant: Variant
+            let hash: Int
+
+            init(key: Key, variant: Variant) {
+                self.key = key
+                self.variant = variant
+                var hasher = Hasher()
+                hasher.combine(key)
+                hasher.combine(variant)
+                hash = hasher.finalize()
+            }
+        }
+
+        private let parts: Parts
+
         /// The primary key.
-        package let key: Key
+        package var key: Key { parts.key }
         /// The secondary key.
-        package let variant: Variant
-        /// The hash of both parts.
-        private let partsHash: Int
+        package var variant: Variant { parts.variant }
 
         /// An identity from its parts.
         /// - Parameters:
         ///   - key: The primary key.
         ///   - variant: The secondary key.
         package init(key: Key, variant: Variant) {
-            self.key = key
-            self.variant = variant
-            var hasher = Hasher()
-            hasher.combine(key)
-            hasher.combine(variant)
-            partsHash = hasher.finalize()
+            parts = Parts(key: key, variant: variant)
         }
 
         package static func == (lhs: ID, rhs: ID) -> Bool {
-            lhs.partsHash == rhs.partsHash && lhs.key == rhs.key && lhs.variant == rhs.variant
+            lhs.parts === rhs.parts
+                || (lhs.parts.hash == rhs.parts.hash && lhs.key == rhs.key && lhs.variant == rhs.variant)
         }
 
         package func hash(into hasher: inout Hasher) {
-            hasher.combine(partsHash)
+            hasher.combine(parts.hash)
         }
     }
 
     /// The primary key.
-    package let key: Key
+    package var key: Key { id.key }
     /// The secondary key: the stored request's values of the fields the response's `Vary` names.
-    package let variant: Variant
+    package var variant: Variant { id.variant }
     /// The response's status code.
     package var status: Int {
         didSet { derived = Derived() }
@@ -157,8 +171,8 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
     /// - Returns: The updated entry, with a fresh ``derived``.
     package func updated(headers: HTTPHeaders, requestTime: Date, responseTime: Date) -> CacheEntry {
         CacheEntry(
-            key: key, variant: variant, id: id, status: status, headers: headers, requestTime: requestTime,
-            responseTime: responseTime, bodyLength: bodyLength, bodyID: bodyID)
+            id: id, status: status, headers: headers, requestTime: requestTime, responseTime: responseTime,
+            bodyLength: bodyLength, bodyID: bodyID)
     }
 
     /// Creates an entry from every field, as the entry format reads it back.
@@ -176,17 +190,15 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
         bodyLength: Int, bodyID: UInt64
     ) {
         self.init(
-            key: key, variant: variant, id: ID(key: key, variant: variant), status: status, headers: headers,
-            requestTime: requestTime, responseTime: responseTime, bodyLength: bodyLength, bodyID: bodyID)
+            id: ID(key: key, variant: variant), status: status, headers: headers, requestTime: requestTime,
+            responseTime: responseTime, bodyLength: bodyLength, bodyID: bodyID)
     }
 
-    /// Creates an entry from every field and its identity, computed already from `key` and `variant`.
+    /// Creates an entry from its identity, made already, and every other field.
     private init(
-        key: Key, variant: Variant, id: ID, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
-        bodyLength: Int, bodyID: UInt64
+        id: ID, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date, bodyLength: Int,
+        bodyID: UInt64
     ) {
-        self.key = key
-        self.variant = variant
         self.id = id
         self.status = status
         self.headers = headers

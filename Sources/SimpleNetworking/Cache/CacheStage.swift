@@ -14,11 +14,19 @@ struct CacheStage: RequestInterceptor {
     /// ``intercept(_:context:next:)`` of that request instead of looking up again.
     var lookedUp: Lookup?
 
-    /// What the cache found for a request: the stored response chosen for it and what to do.
-    struct Lookup: Sendable {
+    /// What the cache found for a request: the stored response chosen for it and what to do. A class, as
+    /// ``Stored`` is: it passes through several async frames, and a reference is one count to keep where the
+    /// values inside are dozens (<doc:Performance>, "HTTP cache").
+    final class Lookup: Sendable {
         let request: HTTPRequest
         let stored: Stored?
         let decision: CacheLookupDecision
+
+        init(request: HTTPRequest, stored: Stored?, decision: CacheLookupDecision) {
+            self.request = request
+            self.stored = stored
+            self.decision = decision
+        }
     }
 
     /// The cache's stage, with the lookup of its request made already, when there is one.
@@ -121,10 +129,15 @@ struct CacheStage: RequestInterceptor {
 
     // MARK: Sending
 
-    /// A stored response and its head as the cache rules read it.
-    struct Stored: Sendable {
+    /// A stored response and its head as the cache rules read it; a class for the reason ``Lookup`` is one.
+    final class Stored: Sendable {
         let entry: CacheEntry
         let head: CachedResponseHead
+
+        init(entry: CacheEntry, head: CachedResponseHead) {
+            self.entry = entry
+            self.head = head
+        }
     }
 
     /// Sends `request` as it is and stores the response when it may be stored; after a failure or an error status,
