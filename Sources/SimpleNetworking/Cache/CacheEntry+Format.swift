@@ -254,8 +254,7 @@ extension CacheEntry {
     /// Whether every UTF-8 byte of `text` satisfies `predicate`, read from the string's own storage: every field of
     /// a head is checked each time it is stored or charged for (``encodedHeadLength()``).
     private static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
-        var text = text
-        return text.withUTF8 { $0.allSatisfy(predicate) }
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
     }
 
     private static let tokenBytes = ByteSet(

@@ -90,17 +90,30 @@ package enum CacheRevalidation {
         // The names the 304 updates, lower case, in the order they first appear, each with its first spelling. A 304
         // has few fields: a scan of this list costs less than a set.
         var names: [(lowercased: String, spelling: String)] = []
+        names.reserveCapacity(notModified.count)
+        var hasDate = false
         for field in notModified.fields {
             let name = field.name.lowercased()
+            hasDate = hasDate || name == "date"
             guard !neverUpdatedFieldNames.contains(name), !options.contains(name),
                 !names.contains(where: { $0.lowercased == name })
             else { continue }
             names.append((name, field.name))
         }
+        // A 304 without `Date` is dated when it arrived: in place of the stored `Date`, or last.
+        let date = hasDate ? nil : CacheDate.imfFixdate(receivedAt)
+        var datePlaced = false
+        var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(stored.count + notModified.count + 1)
         // The stored fields the 304 leaves, in order; then each updated name's 304 values; then the 304's `Age`.
-        var fields = stored.fields.filter { field in
-            !field.name.equalsIgnoringASCIICase("Age")
-                && !names.contains { field.name.equalsIgnoringASCIICase($0.lowercased) }
+        for field in stored.fields where !field.name.equalsIgnoringASCIICase("Age") {
+            if let date, field.name.equalsIgnoringASCIICase("Date") {
+                if !datePlaced { fields.append(HTTPHeaders.Field(name: "Date", value: date)) }
+                datePlaced = true
+                continue
+            }
+            guard !names.contains(where: { field.name.equalsIgnoringASCIICase($0.lowercased) }) else { continue }
+            fields.append(field)
         }
         for name in names {
             for field in notModified.fields where field.name.equalsIgnoringASCIICase(name.lowercased) {
@@ -110,11 +123,8 @@ package enum CacheRevalidation {
         for field in notModified.fields where field.name.equalsIgnoringASCIICase("Age") {
             fields.append(HTTPHeaders.Field(name: "Age", value: field.value))
         }
-        var updated = HTTPHeaders(fields)
-        if !notModified.contains("Date"), let date = CacheDate.imfFixdate(receivedAt) {
-            updated["Date"] = date
-        }
-        return updated
+        if let date, !datePlaced { fields.append(HTTPHeaders.Field(name: "Date", value: date)) }
+        return HTTPHeaders(fields)
     }
 
     /// Whether an entity tag is weak: it starts with `W/` (`w/` is read too).

@@ -196,6 +196,16 @@ struct CacheRevalidationTests {
                 ("Content-Length", "10"), ("Date", httpDate(3)), ("X-Keep", "k"), ("Set-Cookie", "c"), ("Age", "7"),
             ]
         ),
+        (
+            stored: [("date", httpDate(0)), ("X-A", "1"), ("Date", httpDate(1)), ("Age", "5")],
+            notModified: [("ETag", #""a""#)],
+            merged: [("Date", httpDate(3)), ("X-A", "1"), ("ETag", #""a""#)]
+        ),
+        (
+            stored: [("X-A", "1")],
+            notModified: [("x-b", "2"), ("Age", "1"), ("Age", "2")],
+            merged: [("X-A", "1"), ("x-b", "2"), ("Age", "1"), ("Age", "2"), ("Date", httpDate(3))]
+        ),
     ]
 
     @Test("The merged field list, in order", arguments: 0..<fieldLists.count)
