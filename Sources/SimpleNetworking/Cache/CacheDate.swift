@@ -12,6 +12,8 @@ package enum CacheDate {
     ///   - now: The current time, which places a two-digit year (RFC 850 form).
     /// - Returns: The date, or `nil`.
     package static func parse(_ value: String, now: Date) -> Date? {
+        // The date read or written last, spelled exactly so again: the same date, without reading it.
+        if let last = lastFixdateRead.current, last.text == value { return last.date }
         var bytes = Array(value.utf8)
         while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes.removeLast() }
         let leading = bytes.prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.count
@@ -34,7 +36,7 @@ package enum CacheDate {
         return date
     }
 
-    /// The last IMF-fixdate ``parse(_:now:)`` read, and its date.
+    /// The last IMF-fixdate ``parse(_:now:)`` read or ``imfFixdate(_:)`` wrote, and its date.
     private static let lastFixdateRead = Locked<(text: String, date: Date)?>(nil)
 
     /// The last whole second ``imfFixdate(_:)`` wrote, and its text: a `304` without `Date` is given the time it
@@ -52,6 +54,8 @@ package enum CacheDate {
         if let last = lastFixdateWritten.current, last.second == whole { return last.text }
         let text = fixdate(second: whole)
         lastFixdateWritten.set((whole, text))
+        // The head that stores this date reads it back next.
+        lastFixdateRead.set((text, Date(timeIntervalSince1970: TimeInterval(whole))))
         return text
     }
 

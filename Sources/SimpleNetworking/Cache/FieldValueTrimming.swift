@@ -6,6 +6,12 @@ extension StringProtocol {
     var withoutSurroundingSpacesAndTabs: String {
         let bytes = Substring(self).utf8
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        // Most values have nothing to trim: a string is then returned as it is, without a copy.
+        if let string = self as? String, let first = bytes.first, let last = bytes.last, !isSpace(first),
+            !isSpace(last)
+        {
+            return string
+        }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),
             let last = bytes.lastIndex(where: { !isSpace($0) })
         else { return "" }
