@@ -129,7 +129,8 @@ package enum CacheRevalidation {
 
     /// Whether an entity tag is weak: it starts with `W/` (`w/` is read too).
     private static func isWeak(_ tag: String) -> Bool {
-        tag.hasPrefix("W/") || tag.hasPrefix("w/")
+        var bytes = tag.utf8.makeIterator()
+        return bytes.next().map { $0 | 0x20 } == UInt8(ascii: "w") && bytes.next() == UInt8(ascii: "/")
     }
 
     /// An entity tag without its weakness prefix.
