@@ -89,8 +89,23 @@ extension CacheEntry {
         return writer.count
     }
 
-    /// Checks the fields against the format's rules, then writes the head with `writer`.
-    private func encodeHead(into writer: inout CacheFormatWriter) throws(FormatError) {
+    /// The length of ``encodedHead()`` for a head that replaces `checked`'s, which passed the same checks when it was
+    /// stored: the identity and every header field equal to `checked`'s at the same place are not checked again. A
+    /// `304` changes few fields of a stored head (`MemoryCacheStorage.replaceHead(with:)`).
+    /// - Parameter checked: The stored entry this one replaces.
+    /// - Returns: The number of bytes ``encodedHead()`` returns.
+    /// - Throws: ``FormatError`` exactly when ``encodedHead()`` does, given that `checked` passed.
+    package func encodedHeadLength(replacing checked: CacheEntry) throws(FormatError) -> Int {
+        var writer = CacheFormatWriter(measuring: ())
+        try encodeHead(into: &writer, checkedAlready: checked)
+        return writer.count
+    }
+
+    /// Checks the fields against the format's rules (those of `checked` that are the same passed already), then
+    /// writes the head with `writer`.
+    private func encodeHead(into writer: inout CacheFormatWriter, checkedAlready checked: CacheEntry? = nil)
+        throws(FormatError)
+    {
         guard (100...999).contains(status) else { throw .invalidField("status") }
         guard bodyLength >= 0, bodyLength <= Self.maximumBodyLength else { throw .invalidField("body length") }
         guard requestTime.timeIntervalSinceReferenceDate.isFinite, responseTime.timeIntervalSinceReferenceDate.isFinite
@@ -98,15 +113,19 @@ extension CacheEntry {
         guard variant.names.count <= Self.maximumVaryFields, headers.count <= Self.maximumHeaderFields else {
             throw .tooManyFields
         }
-        try Self.checkMethod(key.method)
-        try Self.checkURL(key.url)
-        var previous: String?
-        for (name, value) in zip(variant.names, variant.values) {
-            try Self.checkVaryName(name, after: previous)
-            if let value { try Self.checkValue(value) }
-            previous = name
+        if checked?.id != id {
+            try Self.checkMethod(key.method)
+            try Self.checkURL(key.url)
+            var previous: String?
+            for (name, value) in zip(variant.names, variant.values) {
+                try Self.checkVaryName(name, after: previous)
+                if let value { try Self.checkValue(value) }
+                previous = name
+            }
         }
-        for field in headers.fields {
+        let checkedFields = checked?.headers.fields ?? []
+        for (index, field) in headers.fields.enumerated()
+        where index >= checkedFields.count || checkedFields[index] != field {
             try Self.checkName(field.name)
             try Self.checkValue(field.value)
         }

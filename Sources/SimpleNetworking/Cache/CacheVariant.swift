@@ -25,7 +25,7 @@ package struct CacheVariant: Sendable, Hashable, Codable {
     ///   - fieldNames: The nominated field names, in any case and order.
     ///   - requestHeaders: The request's header fields.
     package init(fieldNames: [String], requestHeaders: HTTPHeaders) {
-        self.fieldNames = Array(Set(fieldNames.map { $0.lowercased() })).sorted()
+        self.fieldNames = Self.normalisedNames(fieldNames)
         key = Self.key(fieldNames: self.fieldNames, requestHeaders: requestHeaders)
     }
 
@@ -35,8 +35,13 @@ package struct CacheVariant: Sendable, Hashable, Codable {
     ///   - fieldNames: The nominated field names, in any case and order.
     ///   - key: The stored ``key``.
     package init(fieldNames: [String], key: String) {
-        self.fieldNames = Array(Set(fieldNames.map { $0.lowercased() })).sorted()
+        self.fieldNames = Self.normalisedNames(fieldNames)
         self.key = key
+    }
+
+    /// Field names lower case, unique and sorted; none, most often, without a set.
+    private static func normalisedNames(_ names: [String]) -> [String] {
+        names.isEmpty ? [] : Array(Set(names.map { $0.lowercased() })).sorted()
     }
 
     /// The variant of a response to store, or `nil` when its `Vary` holds `*` (never stored nor matched).
@@ -60,8 +65,11 @@ package struct CacheVariant: Sendable, Hashable, Codable {
     /// - Parameter responseHeaders: The response's header fields.
     /// - Returns: The names, or `nil` for `*`.
     package static func nominatedFieldNames(_ responseHeaders: HTTPHeaders) -> [String]? {
+        let lines = responseHeaders.values(for: "Vary")
+        // Most responses have no `Vary`: no set to make and sort.
+        guard !lines.isEmpty else { return [] }
         var names: Set<String> = []
-        for line in responseHeaders.values(for: "Vary") {
+        for line in lines {
             for member in line.split(separator: ",") {
                 let name = trimmed(member)
                 if name == "*" { return nil }

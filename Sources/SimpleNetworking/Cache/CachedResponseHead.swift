@@ -18,7 +18,10 @@ package struct CachedResponseHead: Sendable, Equatable {
     }
     /// The response's parsed fields, dates read relative to its receipt: parsed once, when the head is made or its
     /// ``headers`` or ``responseTime`` change, since every rule of a lookup reads them.
-    package var fields: CacheResponseFields { parsed.fields }
+    package var fields: CacheResponseFields {
+        // Lent from the box, not copied: the rules read a few fields of it at a time.
+        _read { yield parsed.fields }
+    }
     /// ``fields``, kept in a box that copies of the head share: a head passes through several frames of a lookup,
     /// and its fields hold dozens of strings and lists (<doc:Performance>, "HTTP cache").
     private var parsed: Parsed

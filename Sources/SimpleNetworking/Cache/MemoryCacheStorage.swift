@@ -69,12 +69,12 @@ package final class MemoryCacheStorage: CacheStorage {
     /// - Returns: The head as stored; `nil` when that entry is no longer stored with that body, or the new head is
     ///   not storable.
     package func replaceHead(with entry: CacheEntry) -> CacheEntry? {
-        guard let headLength = try? entry.encodedHeadLength(), headLength + entry.bodyLength <= maximumEntryBytes
-        else { return nil }
-        return state.withLock { state in
-            guard let record = state.index.record(for: entry.id), record.entry.bodyID == entry.bodyID else {
-                return nil
-            }
+        state.withLock { state in
+            // The stored head passed the format's checks: the fields the new one shares with it pass again.
+            guard let record = state.index.record(for: entry.id), record.entry.bodyID == entry.bodyID,
+                let headLength = try? entry.encodedHeadLength(replacing: record.entry),
+                headLength + entry.bodyLength <= maximumEntryBytes
+            else { return nil }
             state.index.replaceHead(with: entry, bytes: headLength + entry.bodyLength)
             evict(&state, keeping: entry.id)
             return entry

@@ -263,6 +263,28 @@ struct CacheEntryFormatTests {
         #expect(throws: row.value.1) { try row.value.0.encodedHeadLength() }
     }
 
+    @Test("A head that replaces a stored one is measured as encoded, and its new fields are checked")
+    func replacingHeadLength() throws {
+        let stored = cacheEntry(vary: ["accept": "a"], headers: ["Content-Type": "application/json", "ETag": #""1""#])
+        let at = cacheTestStart.addingTimeInterval(10)
+        for headers: HTTPHeaders in [
+            ["Content-Type": "application/json", "ETag": #""2""#, "Date": "Thu, 01 Jan 2026 00:00:00 GMT"],
+            ["ETag": #""1""#], [:],
+        ] {
+            let updated = stored.updated(headers: headers, requestTime: at, responseTime: at)
+            #expect(try updated.encodedHeadLength(replacing: stored) == updated.encodedHead().count)
+        }
+        let broken = stored.updated(
+            headers: ["Content-Type": "application/json", "ETag": "\"2\"\r\nX: y"], requestTime: at, responseTime: at)
+        #expect(throws: CacheEntry.FormatError.invalidField("field value")) {
+            try broken.encodedHeadLength(replacing: stored)
+        }
+        let badName = stored.updated(headers: ["Content Type": "a"], requestTime: at, responseTime: at)
+        #expect(throws: CacheEntry.FormatError.invalidField("field name")) {
+            try badName.encodedHeadLength(replacing: stored)
+        }
+    }
+
     @Test("A key leaves out the URL's fragment")
     func keyWithoutFragment() throws {
         let url = try #require(URL(string: "https://example.com/a?b=1#section"))
