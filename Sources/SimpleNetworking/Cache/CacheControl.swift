@@ -109,12 +109,9 @@ package struct CacheControl: Sendable, Equatable {
     /// The directives read from a parsed list, with the readings in the table above.
     /// - Parameter directives: The list, in order.
     package init(directives: [CacheDirective]) {
-        var maxAges: [Int] = []
-        var sharedMaxAges: [Int] = []
-        var minFreshes: [Int] = []
-        var maxStales: [MaxStale] = []
-        var revalidateWindows: [Int] = []
-        var errorWindows: [Int] = []
+        // Each repeated directive folds into one value as it comes (no lists: most heads have two directives).
+        var maxAges: (first: Int, agreed: Bool)?
+        func least(_ current: Int?, _ next: Int) -> Int { current.map { min($0, next) } ?? next }
         for directive in directives {
             let argument = directive.argument
             switch directive.name {
@@ -122,10 +119,20 @@ package struct CacheControl: Sendable, Equatable {
             case "no-cache":
                 noCache = true
                 if let names = argument.text { noCacheFieldNames += Self.fieldNames(names) }
-            case "max-age": maxAges.append(Self.seconds(argument) ?? 0)
-            case "s-maxage": sharedMaxAges.append(Self.seconds(argument) ?? 0)
-            case "min-fresh": minFreshes.append(Self.seconds(argument) ?? Self.deltaSecondsLimit)
-            case "max-stale": maxStales.append(argument == .none ? .any : .seconds(Self.seconds(argument) ?? 0))
+            case "max-age":
+                let seconds = Self.seconds(argument) ?? 0
+                maxAges = maxAges.map { ($0.first, $0.agreed && $0.first == seconds) } ?? (seconds, true)
+            case "s-maxage": sharedMaxAge = least(sharedMaxAge, Self.seconds(argument) ?? 0)
+            case "min-fresh":
+                let seconds = Self.seconds(argument) ?? Self.deltaSecondsLimit
+                minFresh = minFresh.map { max($0, seconds) } ?? seconds
+            case "max-stale":
+                let next: MaxStale = argument == .none ? .any : .seconds(Self.seconds(argument) ?? 0)
+                switch (maxStale, next) {
+                case (nil, _), (.any?, _): maxStale = next
+                case (.seconds(let a)?, .seconds(let b)): maxStale = .seconds(min(a, b))
+                case (.seconds?, .any): break
+                }
             case "only-if-cached": onlyIfCached = true
             case "must-revalidate": mustRevalidate = true
             case "proxy-revalidate": proxyRevalidate = true
@@ -133,23 +140,14 @@ package struct CacheControl: Sendable, Equatable {
             case "public": isPublic = isPublic || argument == .none
             case "immutable": immutable = immutable || argument == .none
             case "must-understand": mustUnderstand = mustUnderstand || argument == .none
-            case "stale-while-revalidate": revalidateWindows.append(Self.seconds(argument) ?? 0)
-            case "stale-if-error": errorWindows.append(Self.seconds(argument) ?? 0)
+            case "stale-while-revalidate":
+                staleWhileRevalidate = least(staleWhileRevalidate, Self.seconds(argument) ?? 0)
+            case "stale-if-error": staleIfError = least(staleIfError, Self.seconds(argument) ?? 0)
             default: break
             }
         }
-        maxAge = maxAges.first.map { first in maxAges.allSatisfy { $0 == first } ? first : 0 }
-        sharedMaxAge = sharedMaxAges.min()
-        minFresh = minFreshes.max()
-        maxStale = maxStales.reduce(nil) { least, next in
-            switch (least, next) {
-            case (nil, _), (.any?, _): next
-            case (.seconds(let a)?, .seconds(let b)): .seconds(min(a, b))
-            case (.seconds?, .any): least
-            }
-        }
-        staleWhileRevalidate = revalidateWindows.min()
-        staleIfError = errorWindows.min()
+        // Conflicting `max-age` values make the response stale (0).
+        maxAge = maxAges.map { $0.agreed ? $0.first : 0 }
     }
 
     /// The seconds of a delta-seconds argument (section 1.2.2; as a token or a quoted string, section 5.2), clamped

@@ -94,13 +94,15 @@ package enum CacheLookup {
             stored.variant.matches(requestHeaders)
         else { return request.onlyIfCached ? .gatewayTimeout : .fetch }
 
-        let fields = stored.fields
-        let response = fields.cacheControl
+        // The stored fields are read where they are (CachedResponseHead.fields lends them), not copied.
+        let response = stored.fields.cacheControl
         let age = CacheFreshness.currentAge(
-            fields: fields, requestTime: stored.requestTime, responseTime: stored.responseTime, now: now)
-        let lifetime = CacheFreshness(status: stored.status, fields: fields, responseTime: stored.responseTime).lifetime
+            fields: stored.fields, requestTime: stored.requestTime, responseTime: stored.responseTime, now: now)
+        let lifetime = CacheFreshness(
+            status: stored.status, fields: stored.fields, responseTime: stored.responseTime
+        ).lifetime
         let ageValue = CacheFreshness.ageFieldValue(age)
-        let validation = CacheValidation(fields: fields)
+        let validation = CacheValidation(fields: stored.fields)
 
         if !request.noCache, !response.noCache {
             let freshByResponse = age < lifetime

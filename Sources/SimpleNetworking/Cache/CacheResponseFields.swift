@@ -103,7 +103,11 @@ package struct CacheResponseFields: Sendable, Equatable {
     /// The first `ETag` line, read as ``entityTag(in:)`` reads it.
     private static func entityTag(line: String?) -> String? {
         line.map(trimmed).flatMap { tag in
-            tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) ? nil : tag
+            let isControl = { (byte: UInt8) in byte < 0x20 || byte == 0x7F }
+            let hasControl =
+                tag.utf8.withContiguousStorageIfAvailable { $0.contains(where: isControl) }
+                ?? tag.utf8.contains(where: isControl)
+            return tag.isEmpty || hasControl ? nil : tag
         }
     }
 

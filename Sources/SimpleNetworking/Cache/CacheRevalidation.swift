@@ -33,8 +33,10 @@ package enum CacheRevalidation {
         "content-length", "content-encoding", "content-range", "age",
     ]
 
-    /// ``fieldsKeptFromStorage`` and the fields never stored (``CachedResponseHead/unstoredFieldNames``).
-    private static let neverUpdatedFieldNames = CachedResponseHead.unstoredFieldNames.union(fieldsKeptFromStorage)
+    /// ``fieldsKeptFromStorage`` and the fields never stored (``CachedResponseHead/unstoredFieldNames``): a list, to
+    /// compare names with without lowering their case.
+    private static let neverUpdatedFieldNames = Array(
+        CachedResponseHead.unstoredFieldNames.union(fieldsKeptFromStorage))
 
     /// Merges a `304` into the stored response it validated.
     /// - Parameters:
@@ -87,18 +89,19 @@ package enum CacheRevalidation {
     /// - Returns: The updated fields.
     package static func updatedFields(stored: HTTPHeaders, notModified: HTTPHeaders, receivedAt: Date) -> HTTPHeaders {
         let options = CachedResponseHead.connectionOptions(notModified)
-        // The names the 304 updates, lower case, in the order they first appear, each with its first spelling. A 304
-        // has few fields: a scan of this list costs less than a set.
-        var names: [(lowercased: String, spelling: String)] = []
+        // The names the 304 updates, in the order they first appear, as first spelled. A 304 has few fields, and
+        // names compared without case mostly differ in length: scans of short lists cost less than sets.
+        var names: [String] = []
         names.reserveCapacity(notModified.count)
         var hasDate = false
         for field in notModified.fields {
-            let name = field.name.lowercased()
-            hasDate = hasDate || name == "date"
-            guard !neverUpdatedFieldNames.contains(name), !options.contains(name),
-                !names.contains(where: { $0.lowercased == name })
+            let name = field.name
+            hasDate = hasDate || name.equalsIgnoringASCIICase("Date")
+            guard !neverUpdatedFieldNames.contains(where: { name.equalsIgnoringASCIICase($0) }),
+                options.isEmpty || !options.contains(name.lowercased()),
+                !names.contains(where: { name.equalsIgnoringASCIICase($0) })
             else { continue }
-            names.append((name, field.name))
+            names.append(name)
         }
         // A 304 without `Date` is dated when it arrived: in place of the stored `Date`, or last.
         let date = hasDate ? nil : CacheDate.imfFixdate(receivedAt)
@@ -112,12 +115,12 @@ package enum CacheRevalidation {
                 datePlaced = true
                 continue
             }
-            guard !names.contains(where: { field.name.equalsIgnoringASCIICase($0.lowercased) }) else { continue }
+            guard !names.contains(where: { field.name.equalsIgnoringASCIICase($0) }) else { continue }
             fields.append(field)
         }
         for name in names {
-            for field in notModified.fields where field.name.equalsIgnoringASCIICase(name.lowercased) {
-                fields.append(HTTPHeaders.Field(name: name.spelling, value: field.value))
+            for field in notModified.fields where field.name.equalsIgnoringASCIICase(name) {
+                fields.append(HTTPHeaders.Field(name: name, value: field.value))
             }
         }
         for field in notModified.fields where field.name.equalsIgnoringASCIICase("Age") {
