@@ -36,8 +36,9 @@ package struct CacheValidation: Sendable, Equatable {
 
     /// The fields to add to the request, `If-None-Match` first.
     package var headerFields: [HTTPHeaders.Field] {
-        [("If-None-Match", ifNoneMatch), ("If-Modified-Since", ifModifiedSince)].compactMap { name, value in
-            value.map { HTTPHeaders.Field(name: name, value: $0) }
-        }
+        var fields: [HTTPHeaders.Field] = []
+        if let ifNoneMatch { fields.append(HTTPHeaders.Field(name: "If-None-Match", value: ifNoneMatch)) }
+        if let ifModifiedSince { fields.append(HTTPHeaders.Field(name: "If-Modified-Since", value: ifModifiedSince)) }
+        return fields
     }
 }
