@@ -25,12 +25,11 @@ package enum CacheDate {
         }
         let text = String(decoding: bytes, as: UTF8.self)
         // An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT", its year of four digits) does not depend on `now`: the last
-        // one read is kept, since a 304's `Date` is read again in the head merged from it (<doc:Performance>, "HTTP
-        // cache").
+        // one read is kept for the check above, since a 304's `Date` is read again in the head merged from it
+        // (<doc:Performance>, "HTTP cache").
         let isFixdate =
             bytes.count == 29 && bytes[3] == UInt8(ascii: ",")
             && bytes[12...15].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        if isFixdate, let last = lastFixdateRead.current, last.text == text { return last.date }
         let date = HTTPDate.parse(text, now: now)
         if isFixdate, let date { lastFixdateRead.set((text, date)) }
         return date

@@ -80,22 +80,13 @@ extension CacheEntry {
     }
 
     /// The length of ``encodedHead()``, after the same checks, without making the bytes: what a memory cache
-    /// charges for a head (`MemoryCacheStorage`).
-    /// - Returns: The number of bytes ``encodedHead()`` returns.
-    /// - Throws: ``FormatError`` exactly when ``encodedHead()`` does.
-    package func encodedHeadLength() throws(FormatError) -> Int {
-        var writer = CacheFormatWriter(measuring: ())
-        try encodeHead(into: &writer)
-        return writer.count
-    }
-
-    /// The length of ``encodedHead()`` for a head that replaces `checked`'s, which passed the same checks when it was
-    /// stored: the identity and every header field equal to `checked`'s at the same place are not checked again. A
-    /// `304` changes few fields of a stored head (`MemoryCacheStorage.replaceHead(with:)`).
-    /// - Parameter checked: The stored entry this one replaces.
+    /// charges for a head (`MemoryCacheStorage`). A head that replaces a stored one is checked only where it differs:
+    /// a `304` changes few fields, and the stored head passed the same checks when it was stored.
+    /// - Parameter checked: The stored entry this one replaces, if any: its identity and every header field equal to
+    ///   one of its own at the same place are not checked again.
     /// - Returns: The number of bytes ``encodedHead()`` returns.
     /// - Throws: ``FormatError`` exactly when ``encodedHead()`` does, given that `checked` passed.
-    package func encodedHeadLength(replacing checked: CacheEntry) throws(FormatError) -> Int {
+    package func encodedHeadLength(replacing checked: CacheEntry? = nil) throws(FormatError) -> Int {
         var writer = CacheFormatWriter(measuring: ())
         try encodeHead(into: &writer, checkedAlready: checked)
         return writer.count
@@ -271,7 +262,7 @@ extension CacheEntry {
     }
 
     /// Whether every UTF-8 byte of `text` satisfies `predicate`, read from the string's own storage: every field of
-    /// a head is checked each time it is stored or charged for (``encodedHeadLength()``).
+    /// a head is checked each time it is stored or charged for (``encodedHeadLength(replacing:)``).
     private static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
     }

@@ -1,6 +1,6 @@
 /// Appends the little-endian integers and length-prefixed strings of the stored entry format
 /// (``CacheEntry/encodedHead()``), or, made with ``init(measuring:)``, only counts them
-/// (``CacheEntry/encodedHeadLength()``): one writer, so that the length and the bytes cannot disagree.
+/// (``CacheEntry/encodedHeadLength(replacing:)``): one writer, so that the length and the bytes cannot disagree.
 struct CacheFormatWriter {
     private(set) var bytes: [UInt8] = []
     /// The number of bytes written so far: `bytes.count`, or what it would be when only measuring.
