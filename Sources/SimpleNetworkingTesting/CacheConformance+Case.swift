@@ -151,7 +151,9 @@ extension CacheConformance {
         case notSent
         /// The request reaches the server before the client gets its answer.
         case sent(conditions: Fields)
-        /// The client gets its answer at once, and the request reaches the server afterwards, in the background.
+        /// The client gets its answer at once, and the request reaches the server afterwards, in the background. The
+        /// kit waits for the client to merge the server's `304`, or to store its other answer: a step's background
+        /// answer other than `304` must be one the cache stores.
         case sentInBackground(conditions: Fields)
 
         /// The request reaches the server without conditional fields.

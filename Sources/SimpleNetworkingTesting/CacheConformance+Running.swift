@@ -10,6 +10,8 @@ extension CacheConformance {
         let clock = TestClock(start: CaseRun.startDate)
         /// The `cacheAnswered(source: revalidated, ...)` events so far: the sign that a `304` has been merged.
         let revalidations = Locked(0)
+        /// The `cacheStored(statusCode:)` events so far: the sign that a response has been stored.
+        let stores = Locked(0)
 
         /// When every case starts, on its clock: 14 November 2023, 22:13:20 UTC.
         static let startDate = Date(timeIntervalSince1970: 1_700_000_000)
@@ -35,8 +37,12 @@ extension CacheConformance {
             configuration.retryPolicy = .never
             configuration.timeout = 10
             configuration.clock = clock.simpleClock
-            configuration.eventHandler = { [revalidations] event in
-                if case .cacheAnswered(.revalidated, _) = event.kind { revalidations.withLock { $0 += 1 } }
+            configuration.eventHandler = { [revalidations, stores] event in
+                switch event.kind {
+                case .cacheAnswered(.revalidated, _): revalidations.withLock { $0 += 1 }
+                case .cacheStored: stores.withLock { $0 += 1 }
+                default: break
+                }
             }
             configure(&configuration)
             let client = SimpleNetworking(
@@ -46,13 +52,18 @@ extension CacheConformance {
             var merged = 0
             for (index, step) in steps.enumerated() {
                 clock.advance(by: step.wait)
+                let storedBefore = stores.current
                 let outcome = await send(step, number: index + 1, on: client)
                 if let problem = check(step, number: index + 1, outcome: outcome, start: start) {
                     return "step \(index + 1): \(problem)"
                 }
                 if case .response(.revalidated, _, _) = step.answer { merged += 1 }
-                if case .sentInBackground = step.sending {
-                    if let problem = await awaitBackground(step, number: index + 1, merged: &merged) {
+                if case .sentInBackground = step.sending, case .success(let response) = outcome,
+                    response.source == .cache
+                {
+                    let awaited = await awaitBackground(
+                        step, number: index + 1, merged: &merged, storedBefore: storedBefore)
+                    if let problem = awaited {
                         return "step \(index + 1): \(problem)"
                     }
                 }
@@ -83,13 +94,19 @@ extension CacheConformance {
             }
         }
 
-        /// Waits for a background request to reach the server and, when the server answers it `304`, for the client
-        /// to merge that answer.
-        private func awaitBackground(_ step: Step, number: Int, merged: inout Int) async -> String? {
+        /// Waits for the background request of a step answered from storage to reach the server, then for the
+        /// client to take in the server's answer: to merge a `304`, or to store any other response, which must be
+        /// storable (`storedBefore` is the count of stored responses before the step was sent).
+        private func awaitBackground(_ step: Step, number: Int, merged: inout Int, storedBefore: Int) async -> String? {
             guard await eventually({ !requests(of: number).isEmpty }) else {
                 return "the background request did not reach the server within 10 s"
             }
-            guard step.response.status == 304 else { return nil }
+            guard step.response.status == 304 else {
+                guard await eventually({ stores.current > storedBefore }) else {
+                    return "the background \(step.response.status) was not stored within 10 s"
+                }
+                return nil
+            }
             merged += 1
             let expected = merged
             guard await eventually({ revalidations.current >= expected }) else {

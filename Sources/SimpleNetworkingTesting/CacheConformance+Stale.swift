@@ -25,6 +25,24 @@ extension CacheConformance {
                     sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 1),
                     responseFields: [("Cache-Control", "max-age=100")]),
             ]),
+        // The same, and the server sends a new response instead of a 304: it replaces the stored one, which the next
+        // request gets.
+        Case(
+            "stale-while-revalidate-replaced",
+            steps: [
+                Step(
+                    response: ServerResponse(
+                        fields: [("Cache-Control", "max-age=1, stale-while-revalidate=3600"), ("ETag", "\"abc\"")]),
+                    sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
+                Step(
+                    wait: 3,
+                    response: ServerResponse(fields: [("ETag", "\"def\""), ("Cache-Control", "max-age=100")]),
+                    sending: .sentInBackground(conditions: [("If-None-Match", "\"abc\"")]),
+                    answer: .response(.cache, status: 200, bodyOfStep: 1), age: 3),
+                Step(
+                    sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 2),
+                    responseFields: [("ETag", "\"def\"")]),
+            ]),
         reuse(
             "stale-while-revalidate-window-passed",
             response: [("Cache-Control", "max-age=1, stale-while-revalidate=4"), ("ETag", "\"abc\"")], after: 6,

@@ -100,7 +100,8 @@ struct CacheStage: RequestInterceptor {
             else { return try await fetch(request, stored: nil, context: context, next: next) }
             // The stale response answers now; the validation runs on its own and updates storage for the next one.
             let conditional = Self.adding(validation, to: request)
-            // Its 304, merged, is announced as `cacheAnswered(source: .revalidated, ...)` after the request ended.
+            // Its 304, merged, is announced as `cacheAnswered(source: .revalidated, ...)` after the request ended; a
+            // full response that replaces the stored one, as `cacheStored(statusCode:)`.
             Task { _ = try? await revalidate(conditional, of: request, stored: stored, context: context, next: next) }
             return response
         case .revalidate(let validation):
@@ -147,7 +148,7 @@ struct CacheStage: RequestInterceptor {
     ) async throws(SimpleNetworkingError) -> SimpleResponse {
         let sent = try await send(request, for: request, fallingBackTo: stored, context: context, next: next)
         if case .network(let response, let sentAt, let receivedAt) = sent {
-            store(response, for: request, sentAt: sentAt, receivedAt: receivedAt)
+            store(response, for: request, sentAt: sentAt, receivedAt: receivedAt, context: context)
         }
         return sent.response
     }
@@ -198,7 +199,7 @@ struct CacheStage: RequestInterceptor {
         let sent = try await send(conditional, for: request, fallingBackTo: stored, context: context, next: next)
         guard case .network(let response, let sentAt, let receivedAt) = sent else { return sent.response }
         guard response.statusCode == 304 else {
-            store(response, for: request, sentAt: sentAt, receivedAt: receivedAt)
+            store(response, for: request, sentAt: sentAt, receivedAt: receivedAt, context: context)
             return response
         }
         switch CacheRevalidation.merge(
@@ -266,8 +267,12 @@ struct CacheStage: RequestInterceptor {
 
     // MARK: Storing and invalidating
 
-    /// Stores `response` to `request` when the rules allow it and it came from the request's own URL.
-    func store(_ response: SimpleResponse, for request: HTTPRequest, sentAt: Date, receivedAt: Date) {
+    /// Stores `response` to `request` when the rules allow it and it came from the request's own URL, and reports
+    /// ``NetworkEvent/Kind/cacheStored(statusCode:)`` when it is stored.
+    func store(
+        _ response: SimpleResponse, for request: HTTPRequest, sentAt: Date, receivedAt: Date,
+        context: InterceptorContext
+    ) {
         guard
             CacheStorability.refusal(
                 method: request.method, requestHeaders: request.headers, status: response.statusCode,
@@ -277,7 +282,10 @@ struct CacheStage: RequestInterceptor {
                 status: response.statusCode, responseHeaders: response.headers, requestHeaders: request.headers,
                 requestTime: sentAt, responseTime: receivedAt)
         else { return }
-        _ = cache.storage.store(Self.entry(key: Self.key(for: request.url), head: head), body: response.body)
+        guard cache.storage.store(Self.entry(key: Self.key(for: request.url), head: head), body: response.body) != nil
+        else { return }
+        context.client.emit(
+            .cacheStored(statusCode: response.statusCode), for: request, requestID: context.requestID)
     }
 
     /// After an unsafe method's success, removes what is stored for the URLs it changed.

@@ -551,7 +551,7 @@ extension SimpleRequest {
         let clock = context.client.configuration.clock
         let sentAt = clock.now()
         let response = try await send(request, signal)
-        stage.store(response, for: request, sentAt: sentAt, receivedAt: clock.now())
+        stage.store(response, for: request, sentAt: sentAt, receivedAt: clock.now(), context: context)
         return response
     }
 

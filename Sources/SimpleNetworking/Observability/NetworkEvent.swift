@@ -46,6 +46,13 @@ public struct NetworkEvent: Sendable, CustomStringConvertible {
         /// revalidated in the background (`stale-while-revalidate`) reports the merged `304` this way too, with the
         /// same request id, after that request's ``finished(statusCode:error:duration:)``.
         case cacheAnswered(source: ResponseSource, statusCode: Int)
+        /// The client's HTTP cache stored the response the server sent, with `statusCode`, for later requests: a new
+        /// response, or one that replaces what was stored (<doc:HTTPCaching>). A `304` merged into a stored response
+        /// reports ``cacheAnswered(source:statusCode:)`` instead. It comes before
+        /// ``attemptFinished(attempt:statusCode:timings:)``; a stale response revalidated in the background whose
+        /// server sent a full response reports it after that request's ``finished(statusCode:error:duration:)``,
+        /// with the same request id. A response the cache may not store, or has no room for, reports nothing.
+        case cacheStored(statusCode: Int)
         /// A redirect was followed; both URLs are redacted.
         case redirectFollowed(from: String, to: String, statusCode: Int)
         /// A redirect was not followed because of the redirect policy, a loop or the hop limit.
@@ -107,6 +114,7 @@ extension NetworkEvent.Kind {
             return "waited \(DurationText.describe(duration)) before attempt \(attempt)"
         case .cacheAnswered(.revalidated, let status): return "\(status) from the cache, revalidated (304)"
         case .cacheAnswered(_, let status): return "\(status) from the cache"
+        case .cacheStored(let status): return "\(status) stored in the cache"
         case .redirectFollowed(_, let to, let status): return "redirect \(status) followed to \(to)"
         case .redirectRefused(let status, let reason): return "redirect \(status) refused: \(reason)"
         case .failed(let error): return "failed: \(error)"

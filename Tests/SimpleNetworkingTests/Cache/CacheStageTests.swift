@@ -42,6 +42,36 @@ struct CacheStageTests {
         #expect(events.current.contains("cacheAnswered(source: cache, statusCode: 200)"), "\(events.current)")
     }
 
+    @Test("The cache reports a response it stores, before the attempt ends, and nothing for one it may not store")
+    func storedEvent() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        server.route { request in
+            request.path == "/kept"
+                ? .text("kept", headers: [("Cache-Control", "max-age=60")])
+                : .text("not kept", headers: [("Cache-Control", "no-store")])
+        }
+        let clock = TestClock()
+        let events = Locked<[String]>([])
+        let api = client(server, clock: clock, events: events)
+        defer { api.close() }
+
+        _ = try await api.get("/kept").response()
+        let kept = events.current.filter { $0.hasPrefix("cache") || $0.hasPrefix("attemptFinished") }
+        events.withLock { $0 = [] }
+        _ = try await api.get("/kept").response()
+        let answered = events.current.filter { $0.hasPrefix("cache") }
+        events.withLock { $0 = [] }
+        _ = try await api.get("/other").response()
+        let refused = events.current.filter { $0.hasPrefix("cache") }
+
+        #expect(kept.count == 2)
+        #expect(kept.first == "cacheStored(statusCode: 200)", "\(kept)")
+        #expect(kept.last?.hasPrefix("attemptFinished") == true, "\(kept)")
+        #expect(answered == ["cacheAnswered(source: cache, statusCode: 200)"])
+        #expect(refused.isEmpty, "\(refused)")
+    }
+
     @Test("A stale response is revalidated with If-None-Match; a 304 answers with the stored body and merged fields")
     func revalidation() async throws {
         let server = try MockServer()

@@ -48,6 +48,7 @@ func label(_ event: NetworkEvent) -> String {
     case .retryScheduled(let attempt, _): "retry \(attempt)"
     case .retryWaitFinished(let attempt, _): "waited before \(attempt)"
     case .cacheAnswered(let source, let status): "\(source) \(status)"
+    case .cacheStored(let status): "stored \(status)"
     case .redirectFollowed(_, _, let status): "follow \(status)"
     case .redirectRefused(let status, _): "refuse \(status)"
     case .failed(let error): "failed \(error.caseName)"

@@ -88,6 +88,7 @@ struct ObservabilityTests {
             case .didReceiveResponse(let status): "\(status)"
             case .attemptFinished(let attempt, let status, _): "attempt \(attempt) \(status.map(String.init) ?? "-")"
             case .cacheAnswered(let source, let status): "\(source) \(status)"
+            case .cacheStored(let status): "stored \(status)"
             case .redirectFollowed(_, _, let status): "follow \(status)"
             case .redirectRefused(let status, _): "refuse \(status)"
             case .failed: "failed"
