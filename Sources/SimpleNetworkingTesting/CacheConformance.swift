@@ -20,7 +20,9 @@ import SimpleNetworking
 /// server or not, with the expected conditional fields, and what the client got: the response's
 /// ``SimpleResponse/source``, status and body (the server's answer to which step). A request that fails with a
 /// status still counts by its response. A step whose request goes out in the background is awaited (in real time,
-/// for at most ten seconds) until the server has it, and when it gets a `304`, until the client has merged it.
+/// for at most ten seconds) until the server has it, then until the client has merged its `304`
+/// (``NetworkEvent/Kind/cacheAnswered(source:statusCode:)``) or stored its other answer
+/// (``NetworkEvent/Kind/cacheStored(statusCode:)``).
 ///
 /// The cases: freshness by `max-age`, `Expires`, `Date` and `Age`; heuristic freshness from `Last-Modified`; request
 /// directives and `Pragma`; response directives; `Vary`; validation and the `304` update; which statuses and methods
