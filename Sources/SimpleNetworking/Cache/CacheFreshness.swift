@@ -50,7 +50,7 @@ package struct CacheFreshness: Sendable, Equatable {
     ///   - status: The response's status code.
     ///   - fields: The response's parsed fields.
     ///   - responseTime: When the response was received, which stands for a missing `Date`.
-    package init(status: Int, fields: CacheResponseFields, responseTime: Date) {
+    package init(status: Int, fields: borrowing CacheResponseFields, responseTime: Date) {
         let dateValue = fields.date ?? responseTime
         if let maxAge = fields.cacheControl.maxAge {
             self.init(lifetime: TimeInterval(maxAge), source: .maxAge)

@@ -43,9 +43,12 @@ package struct CacheResponseFields: Sendable, Equatable {
     ///   - headers: The response's header fields.
     ///   - now: The time the response was received, which places a two-digit year.
     package init(_ headers: HTTPHeaders, now: Date) {
-        // One pass over the fields picks out the lines of every name read here (each head is read so once).
-        var cacheControlLines: [String] = []
-        var expiresLines: [String] = []
+        // One pass over the fields picks out the lines of every name read here (each head is read so once). A name
+        // that may repeat keeps its first line apart, so that the usual single line makes no list.
+        var cacheControlLine: String?
+        var moreCacheControlLines: [String] = []
+        var expiresText: String?
+        var expiresAgree = true
         var dateLine: String?
         var lastModifiedLine: String?
         var ageLine: String?
@@ -56,20 +59,31 @@ package struct CacheResponseFields: Sendable, Equatable {
             case 3 where ageLine == nil && name.equalsIgnoringASCIICase("Age"): ageLine = field.value
             case 4 where dateLine == nil && name.equalsIgnoringASCIICase("Date"): dateLine = field.value
             case 4 where entityTagLine == nil && name.equalsIgnoringASCIICase("ETag"): entityTagLine = field.value
-            case 7 where name.equalsIgnoringASCIICase("Expires"): expiresLines.append(field.value)
-            case 13 where name.equalsIgnoringASCIICase("Cache-Control"): cacheControlLines.append(field.value)
+            case 7 where name.equalsIgnoringASCIICase("Expires"):
+                let text = Self.trimmed(field.value)
+                if let first = expiresText { expiresAgree = expiresAgree && text == first } else { expiresText = text }
+            case 13 where name.equalsIgnoringASCIICase("Cache-Control"):
+                if cacheControlLine == nil {
+                    cacheControlLine = field.value
+                } else {
+                    moreCacheControlLines.append(field.value)
+                }
             case 13 where lastModifiedLine == nil && name.equalsIgnoringASCIICase("Last-Modified"):
                 lastModifiedLine = field.value
             default: break
             }
         }
-        cacheControl = CacheControl(directives: CacheDirective.parse(cacheControlLines))
+        if let first = cacheControlLine, moreCacheControlLines.isEmpty {
+            cacheControl = CacheControl(directives: CacheDirective.parse(CollectionOfOne(first)))
+        } else {
+            cacheControl = CacheControl(
+                directives: CacheDirective.parse(cacheControlLine.map { [$0] + moreCacheControlLines } ?? []))
+        }
         date = dateLine.flatMap { CacheDate.parse($0, now: now) }
         dateText = date == nil ? nil : dateLine.map(Self.trimmed)
-        let expiresTexts = expiresLines.map(Self.trimmed)
-        if let first = expiresTexts.first {
-            let agreed = expiresTexts.allSatisfy { $0 == first }
-            expires = agreed ? CacheDate.parse(first, now: now).map(Expires.date) ?? .invalid : .invalid
+        // Several `Expires` lines that disagree are an invalid one (section 5.3).
+        if let first = expiresText {
+            expires = expiresAgree ? CacheDate.parse(first, now: now).map(Expires.date) ?? .invalid : .invalid
         } else {
             expires = .absent
         }

@@ -26,7 +26,7 @@ package struct CacheValidation: Sendable, Equatable {
 
     /// The fields that validate a stored response with the given parsed fields.
     /// - Parameter fields: The stored response's fields.
-    package init(fields: CacheResponseFields) {
+    package init(fields: borrowing CacheResponseFields) {
         ifNoneMatch = fields.entityTag
         ifModifiedSince = fields.lastModifiedText ?? (fields.entityTag == nil ? fields.dateText : nil)
     }

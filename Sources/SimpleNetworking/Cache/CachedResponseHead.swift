@@ -96,7 +96,8 @@ package struct CachedResponseHead: Sendable, Equatable {
 
     /// The field names a `Connection` field lists, lower case.
     static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {
-        Set(
+        guard headers.contains("Connection") else { return [] }
+        return Set(
             headers.values(for: "Connection").flatMap { $0.split(separator: ",") }.map {
                 $0.withoutSurroundingSpacesAndTabs.lowercased()
             })

@@ -3,7 +3,7 @@ extension StringProtocol {
     /// `trimmingCharacters(in: CharacterSet(charactersIn: " \t"))` gives it, but read as UTF-8 bytes: Foundation's
     /// trimming goes through `NSString` on Linux, and the cache reads several fields per request (<doc:Performance>,
     /// "HTTP cache"). A space or a tab byte is never part of a longer UTF-8 sequence, so the result is the same.
-    var withoutSurroundingSpacesAndTabs: String {
+    package var withoutSurroundingSpacesAndTabs: String {
         let bytes = Substring(self).utf8
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         // Most values have nothing to trim: a string is then returned as it is, without a copy.
@@ -16,5 +16,26 @@ extension StringProtocol {
             let last = bytes.lastIndex(where: { !isSpace($0) })
         else { return "" }
         return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+}
+
+extension String {
+    /// ``StringProtocol/withoutSurroundingSpacesAndTabs`` for a `String`, read on its contiguous bytes: a value with
+    /// nothing to trim, the usual case, is returned as it is after reading its first and last bytes.
+    package var withoutSurroundingSpacesAndTabs: String {
+        let trimmed = utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            var start = 0
+            var end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            guard start > 0 || end < bytes.count else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+        switch trimmed {
+        case .some(.some(let text)): return text
+        case .some(.none): return self
+        case .none: return self[...].withoutSurroundingSpacesAndTabs
+        }
     }
 }

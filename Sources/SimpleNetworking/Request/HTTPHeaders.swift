@@ -165,36 +165,45 @@ extension HTTPHeaders: CustomStringConvertible {
     }
 }
 
-extension StringProtocol {
-    /// ASCII case-insensitive equality, without allocating lowercased copies.
+extension String {
+    /// ASCII case-insensitive equality, without allocating lowercased copies. The lengths are compared here, inline
+    /// where it is called: most header names a lookup passes differ in length from the one it looks for, and a native
+    /// string knows its length without reading its bytes, so those cost no call.
+    @inline(__always)
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        // Header names are native strings: compared on their contiguous bytes, which is several times faster than
-        // walking two UTF-8 views (lookups run several times on every request). Most names differ in length, which
-        // a native string knows without reading its bytes.
-        guard utf8.count == other.utf8.count else { return false }
+        utf8.count == other.utf8.count && sameLengthEqualsIgnoringASCIICase(other)
+    }
+
+    /// ``equalsIgnoringASCIICase(_:)`` for a string of the same length: header names are native strings, compared
+    /// on their contiguous bytes, which is several times faster than walking two UTF-8 views.
+    private func sameLengthEqualsIgnoringASCIICase(_ other: String) -> Bool {
         let compared = utf8.withContiguousStorageIfAvailable { lhs in
             other.utf8.withContiguousStorageIfAvailable { rhs -> Bool in
                 guard lhs.count == rhs.count else { return false }
-                for index in 0..<lhs.count where asciiLowercased(lhs[index]) != asciiLowercased(rhs[index]) {
+                for index in 0..<lhs.count where lowercasedASCIIByte(lhs[index]) != lowercasedASCIIByte(rhs[index]) {
                     return false
                 }
                 return true
             }
         }
         if let compared = compared ?? nil { return compared }
-        return equalsIgnoringASCIICase(other[...])
+        return self[...].equalsIgnoringASCIICase(other[...])
     }
+}
 
+extension StringProtocol {
+    /// ASCII case-insensitive equality, without allocating lowercased copies, for any two strings or substrings
+    /// (a `String` compared with a `String` takes the faster `equalsIgnoringASCIICase(_:)` of `String`).
     func equalsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
         let lhs = utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
-        return zip(lhs, rhs).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
+        return zip(lhs, rhs).allSatisfy { lowercasedASCIIByte($0) == lowercasedASCIIByte($1) }
     }
 }
 
 @inline(__always)
-private func asciiLowercased(_ byte: UInt8) -> UInt8 {
+private func lowercasedASCIIByte(_ byte: UInt8) -> UInt8 {
     (byte >= 65 && byte <= 90) ? byte + 32 : byte
 }
 

@@ -60,6 +60,19 @@ struct CacheSupportTests {
         #expect((CacheDate.parse(text, now: CacheScenario.base) != nil) == isDate)
     }
 
+    @Test(
+        "Field values lose the spaces and tabs around them, as Foundation's trimming does, from a String or a Substring",
+        arguments: [
+            "", " ", "\t \t", "a", " a", "a ", " \t a b \t ", "a\u{A0}", "\u{A0}a", "caf\u{E9} ", " \u{2764}\u{FE0F} ",
+            "\"etag\"", "  Fri, 27 Nov 2026 19:16:44 GMT", "no-cache\r", String(repeating: "x", count: 40) + " ",
+        ])
+    func fieldValueTrimming(value: String) {
+        let expected = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        #expect(value.withoutSurroundingSpacesAndTabs == expected)
+        #expect(value[...].withoutSurroundingSpacesAndTabs == expected)
+        #expect(("<" + value + ">").dropFirst().dropLast().withoutSurroundingSpacesAndTabs == expected)
+    }
+
     @Test("Variant keys: absent, empty and credentials differ; normalising does not")
     func variantKeys() {
         func key(_ fields: [(String, String)], names: [String] = ["Accept", "X-A"]) -> String {
