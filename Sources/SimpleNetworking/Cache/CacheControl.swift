@@ -103,8 +103,29 @@ package struct CacheControl: Sendable, Equatable {
     /// RFC 9111 section 5.4).
     /// - Parameter headers: The response's header fields.
     package init(responseHeaders headers: HTTPHeaders) {
-        self.init(directives: CacheDirective.parse(headers.values(for: "Cache-Control")))
+        let lines = headers.values(for: "Cache-Control")
+        if lines.count == 1 {
+            self = Self(responseLine: lines[0])
+        } else {
+            self.init(directives: CacheDirective.parse(lines))
+        }
     }
+
+    /// The directives of a response's one `Cache-Control` field line. The last line read and its directives are
+    /// kept: an API's responses mostly repeat one value, and a `304` repeats that of the response it validates, so
+    /// most lines are read without parsing (<doc:Performance>, "HTTP cache").
+    /// - Parameter line: The field value.
+    package init(responseLine line: String) {
+        if let known = Self.lastResponseLine.withLock({ $0?.line == line ? $0?.directives : nil }) {
+            self = known
+            return
+        }
+        self.init(directives: CacheDirective.parse(CollectionOfOne(line)))
+        Self.lastResponseLine.set((line, self))
+    }
+
+    /// The last line ``init(responseLine:)`` read, and its directives.
+    private static let lastResponseLine = Locked<(line: String, directives: CacheControl)?>(nil)
 
     /// The directives read from a parsed list, with the readings in the table above.
     /// - Parameter directives: The list, in order.

@@ -74,7 +74,7 @@ package struct CacheResponseFields: Sendable, Equatable {
             }
         }
         if let first = cacheControlLine, moreCacheControlLines.isEmpty {
-            cacheControl = CacheControl(directives: CacheDirective.parse(CollectionOfOne(first)))
+            cacheControl = CacheControl(responseLine: first)
         } else {
             cacheControl = CacheControl(
                 directives: CacheDirective.parse(cacheControlLine.map { [$0] + moreCacheControlLines } ?? []))

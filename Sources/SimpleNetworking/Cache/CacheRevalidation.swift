@@ -57,7 +57,10 @@ package enum CacheRevalidation {
             return .notApplicable
         }
         let headers = updatedFields(stored: stored.headers, notModified: notModifiedHeaders, receivedAt: responseTime)
-        let variant = CacheVariant(responseHeaders: headers, requestHeaders: requestHeaders)
+        // A 304 without `Vary` leaves the stored one: the variant is the stored one when the request matches it.
+        let variant =
+            !notModifiedHeaders.contains("Vary") && stored.variant.matches(requestHeaders)
+            ? stored.variant : CacheVariant(responseHeaders: headers, requestHeaders: requestHeaders)
         let updated = CachedResponseHead(
             status: stored.status, headers: headers, requestTime: requestTime, responseTime: responseTime,
             variant: variant ?? stored.variant)

@@ -62,12 +62,15 @@ package enum CacheStorability {
         method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders, responseTime: Date
     ) -> Refusal? {
         refusal(
-            method: method, requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
-            responseTime: responseTime, directives: { CacheControl(responseHeaders: responseHeaders) },
-            fields: { CacheResponseFields(responseHeaders, now: responseTime) })
+            method: method, requestHeaders: requestHeaders, status: status, responseTime: responseTime,
+            directives: { CacheControl(responseHeaders: responseHeaders) },
+            fields: { CacheResponseFields(responseHeaders, now: responseTime) },
+            varyAll: { CacheVariant.nominatedFieldNames(responseHeaders) == nil })
     }
 
-    /// Why a response is not stored, or `nil` when it is, with its fields parsed already (a stored head's).
+    /// Why a response is not stored, or `nil` when it is, with its fields parsed already (a stored head's). Its
+    /// `Vary` is not read: a head has a variant, and a `Vary` with `*` has none (``CacheVariant``), so whoever made
+    /// the head's variant from its fields has checked that already, as `CacheRevalidation.merge` does.
     /// - Parameters:
     ///   - method: The request's method.
     ///   - requestHeaders: The request's header fields.
@@ -77,17 +80,17 @@ package enum CacheStorability {
         -> Refusal?
     {
         refusal(
-            method: method, requestHeaders: requestHeaders, status: head.status, responseHeaders: head.headers,
-            responseTime: head.responseTime, directives: { head.fields.cacheControl }, fields: { head.fields })
+            method: method, requestHeaders: requestHeaders, status: head.status, responseTime: head.responseTime,
+            directives: { head.fields.cacheControl }, fields: { head.fields }, varyAll: { false })
     }
 
     /// The rules of both forms above. The directives are asked for once the status and method allow storing, and
     /// the other fields (dates, validators) only once the directives do: a `no-store` response is refused without
     /// reading its dates.
     private static func refusal(
-        method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders,
-        responseTime: Date, directives parsedDirectives: () -> CacheControl,
-        fields parsedFields: () -> CacheResponseFields
+        method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseTime: Date,
+        directives parsedDirectives: () -> CacheControl, fields parsedFields: () -> CacheResponseFields,
+        varyAll: () -> Bool
     ) -> Refusal? {
         guard method.rawValue == "GET" else { return .method }
         guard status != 206 else { return .partialContent }
@@ -100,7 +103,7 @@ package enum CacheStorability {
             return .responseNoStore
         }
         let fields = parsedFields()
-        guard CacheVariant.nominatedFieldNames(responseHeaders) != nil else { return .varyAll }
+        guard !varyAll() else { return .varyAll }
         let mayStore =
             directives.isPublic || directives.isPrivate || fields.expires != .absent || directives.maxAge != nil
             || CacheFreshness.heuristicallyCacheable.contains(status)

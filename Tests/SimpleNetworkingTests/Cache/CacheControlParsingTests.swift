@@ -99,6 +99,23 @@ struct CacheControlParsingTests {
         #expect(CacheControl(responseHeaders: headers) == expected)
     }
 
+    @Test("A response line read again, after another or from many tasks at once, gives the directives read afresh")
+    func responseLineReadAgain() async {
+        let lines = ["max-age=60", "no-cache", "max-age=60", "private, max-age=5", "no-cache", "", "MAX-AGE=60"]
+        for line in lines + lines.reversed() {
+            #expect(CacheControl(responseLine: line) == CacheControl(directives: CacheDirective.parse([line])))
+        }
+        await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<200 {
+                let line = lines[index % lines.count]
+                group.addTask {
+                    CacheControl(responseLine: line) == CacheControl(directives: CacheDirective.parse([line]))
+                }
+            }
+            for await same in group { #expect(same) }
+        }
+    }
+
     @Test(
         "Directives of a request",
         arguments: [

@@ -260,6 +260,26 @@ struct CacheRevalidationTests {
         }
     }
 
+    @Test("A 304 without Vary keeps the stored variant for the request it matches, and makes the variant of another")
+    func varyKeptBy304() throws {
+        let stored = try #require(
+            CachedResponseHead(
+                status: 200, responseHeaders: ["Cache-Control": "max-age=1", "ETag": "\"v1\"", "Vary": "Accept"],
+                requestHeaders: ["Accept": "a/b"], requestTime: CacheScenario.base, responseTime: CacheScenario.base))
+        for (accept, same) in [("a/b", true), ("c/d", false)] {
+            let outcome = CacheRevalidation.merge(
+                notModifiedHeaders: ["ETag": "\"v1\""], requestHeaders: ["Accept": accept],
+                requestTime: CacheScenario.base, responseTime: CacheScenario.base, into: stored)
+            guard case .updated(let merged, true) = outcome else {
+                Issue.record("the 304 should apply and be storable")
+                continue
+            }
+            #expect(merged.variant.fieldNames == ["accept"])
+            #expect((merged.variant == stored.variant) == same)
+            #expect(merged.variant.matches(["Accept": accept]))
+        }
+    }
+
     @Test("A 304 that changes Vary records the new variant")
     func varyChangedBy304() throws {
         let stored = try #require(
