@@ -208,9 +208,9 @@ package struct CacheEntry: Sendable, Hashable, Identifiable {
         self.bodyID = bodyID
     }
 
-    /// Values read from an entry's head, each made the first time it is asked for. Copies of an entry share them;
-    /// two entries are equal whatever they hold.
-    package final class Derived: Sendable, Hashable {
+    /// Values read from an entry's head, each made the first time it is asked for. Copies of an entry share them
+    /// (the lock is one object, referred to by every copy); two entries are equal whatever they hold.
+    package struct Derived: Sendable, Hashable {
         private let head = Locked<CachedResponseHead?>(nil)
 
         /// An empty one.

@@ -94,15 +94,14 @@ package enum CacheLookup {
             stored.variant.matches(requestHeaders)
         else { return request.onlyIfCached ? .gatewayTimeout : .fetch }
 
-        // The stored fields are read where they are (CachedResponseHead.fields lends them), not copied.
-        let response = stored.fields.cacheControl
+        // The stored fields, parsed when the head was made, are shared, not copied (CacheResponseFields).
+        let fields = stored.fields
+        let response = fields.cacheControl
         let age = CacheFreshness.currentAge(
-            fields: stored.fields, requestTime: stored.requestTime, responseTime: stored.responseTime, now: now)
-        let lifetime = CacheFreshness(
-            status: stored.status, fields: stored.fields, responseTime: stored.responseTime
-        ).lifetime
+            fields: fields, requestTime: stored.requestTime, responseTime: stored.responseTime, now: now)
+        let lifetime = CacheFreshness(status: stored.status, fields: fields, responseTime: stored.responseTime).lifetime
         let ageValue = CacheFreshness.ageFieldValue(age)
-        let validation = CacheValidation(fields: stored.fields)
+        let validation = CacheValidation(fields: fields)
 
         if !request.noCache, !response.noCache {
             let freshByResponse = age < lifetime

@@ -10,7 +10,10 @@ import Foundation
 /// - `Date` and `Last-Modified` are the first field line's, when it is a date;
 /// - the entity tag is the first `ETag` line's, as received (quoted or not), unless it holds a control character,
 ///   which could never be sent back in a header.
-package struct CacheResponseFields: Sendable, Equatable {
+///
+/// Immutable once read, and a class: a stored head's fields pass through every rule of a lookup, and a reference is
+/// one count to keep where the values inside are a dozen (<doc:Performance>, "HTTP cache").
+package final class CacheResponseFields: Sendable, Equatable {
     /// The `Expires` field.
     package enum Expires: Sendable, Equatable {
         /// No `Expires` field.
@@ -22,21 +25,21 @@ package struct CacheResponseFields: Sendable, Equatable {
     }
 
     /// The response's `Cache-Control` directives.
-    package var cacheControl: CacheControl
+    package let cacheControl: CacheControl
     /// The `Date` field, when it is a date.
-    package var date: Date?
+    package let date: Date?
     /// The `Date` field's text, when it is a date: a validator of last resort (``CacheValidation``).
-    package var dateText: String?
+    package let dateText: String?
     /// The `Expires` field.
-    package var expires: Expires
+    package let expires: Expires
     /// The `Last-Modified` field, when it is a date.
-    package var lastModified: Date?
+    package let lastModified: Date?
     /// The `Last-Modified` field's text, when it is a date, sent back as it came in `If-Modified-Since`.
-    package var lastModifiedText: String?
+    package let lastModifiedText: String?
     /// The `Age` field in seconds (`age_value`, section 4.2.3), when valid.
-    package var age: Int?
+    package let age: Int?
     /// The `ETag` field as received, when present and free of control characters.
-    package var entityTag: String?
+    package let entityTag: String?
 
     /// Reads the fields from a response's header fields.
     /// - Parameters:
@@ -87,7 +90,9 @@ package struct CacheResponseFields: Sendable, Equatable {
         } else {
             expires = .absent
         }
-        (lastModified, lastModifiedText) = Self.lastModified(line: lastModifiedLine, now: now)
+        let lastModified = Self.lastModified(line: lastModifiedLine, now: now)
+        self.lastModified = lastModified.date
+        lastModifiedText = lastModified.text
         age = ageLine.flatMap(Self.ageValue)
         entityTag = Self.entityTag(line: entityTagLine)
     }
@@ -123,6 +128,15 @@ package struct CacheResponseFields: Sendable, Equatable {
                 ?? tag.utf8.contains(where: isControl)
             return tag.isEmpty || hasControl ? nil : tag
         }
+    }
+
+    /// Whether both read the same fields: the same object, or equal values.
+    package static func == (lhs: CacheResponseFields, rhs: CacheResponseFields) -> Bool {
+        lhs === rhs
+            || (lhs.cacheControl == rhs.cacheControl && lhs.date == rhs.date && lhs.dateText == rhs.dateText
+                && lhs.expires == rhs.expires && lhs.lastModified == rhs.lastModified
+                && lhs.lastModifiedText == rhs.lastModifiedText && lhs.age == rhs.age
+                && lhs.entityTag == rhs.entityTag)
     }
 
     /// Whether the response carries a validator a conditional request can name: an entity tag or a

@@ -7,24 +7,19 @@ package struct CachedResponseHead: Sendable, Equatable {
     package var status: Int
     /// The header fields as stored: those ``storedFields(of:)`` keeps, the received `Age` among them.
     package var headers: HTTPHeaders {
-        didSet { parsed = Parsed(CacheResponseFields(headers, now: responseTime)) }
+        didSet { fields = CacheResponseFields(headers, now: responseTime) }
     }
     /// When the request that brought (or last validated) the response was sent (`request_time`, RFC 9111 section
     /// 4.2.3).
     package var requestTime: Date
     /// When that response was received (`response_time`).
     package var responseTime: Date {
-        didSet { parsed = Parsed(CacheResponseFields(headers, now: responseTime)) }
+        didSet { fields = CacheResponseFields(headers, now: responseTime) }
     }
     /// The response's parsed fields, dates read relative to its receipt: parsed once, when the head is made or its
-    /// ``headers`` or ``responseTime`` change, since every rule of a lookup reads them.
-    package var fields: CacheResponseFields {
-        // Lent from the box, not copied: the rules read a few fields of it at a time.
-        _read { yield parsed.fields }
-    }
-    /// ``fields``, kept in a box that copies of the head share: a head passes through several frames of a lookup,
-    /// and its fields hold dozens of strings and lists (<doc:Performance>, "HTTP cache").
-    private var parsed: Parsed
+    /// ``headers`` or ``responseTime`` change, since every rule of a lookup reads them. Copies of the head share
+    /// them (``CacheResponseFields`` is a class).
+    package private(set) var fields: CacheResponseFields
     /// Which requests it may answer.
     package var variant: CacheVariant
 
@@ -41,20 +36,7 @@ package struct CachedResponseHead: Sendable, Equatable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.variant = variant
-        parsed = Parsed(CacheResponseFields(headers, now: responseTime))
-    }
-
-    /// The parsed fields of a head, shared by its copies; never changed once made.
-    private final class Parsed: Sendable, Equatable {
-        let fields: CacheResponseFields
-
-        init(_ fields: CacheResponseFields) {
-            self.fields = fields
-        }
-
-        static func == (lhs: Parsed, rhs: Parsed) -> Bool {
-            lhs === rhs || lhs.fields == rhs.fields
-        }
+        fields = CacheResponseFields(headers, now: responseTime)
     }
 
     /// The head to store for a received response (after ``CacheStorability`` allowed it): its fields less those
