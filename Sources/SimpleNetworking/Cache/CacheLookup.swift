@@ -63,25 +63,25 @@ package enum CacheLookup {
     /// - Parameters:
     ///   - candidates: The responses stored for the request's URL.
     ///   - requestHeaders: The request's header fields.
-    /// - Returns: The index of the chosen response, or `nil` when none matches.
-    package static func selectedIndex<Candidates: RandomAccessCollection<CachedResponseHead>>(
+    /// - Returns: The index of the chosen response and the response, read once, or `nil` when none matches.
+    package static func selected<Candidates: RandomAccessCollection<CachedResponseHead>>(
         among candidates: Candidates, requestHeaders: HTTPHeaders
-    ) -> Candidates.Index? {
-        var chosen: (index: Candidates.Index, date: Date)?
+    ) -> (index: Candidates.Index, head: CachedResponseHead)? {
+        var chosen: (index: Candidates.Index, head: CachedResponseHead, date: Date)?
         for index in candidates.indices {
             let candidate = candidates[index]
             guard candidate.variant.matches(requestHeaders) else { continue }
             let date = candidate.fields.date ?? candidate.responseTime
-            if chosen.map({ date >= $0.date }) ?? true { chosen = (index, date) }
+            if chosen.map({ date >= $0.date }) ?? true { chosen = (index, candidate, date) }
         }
-        return chosen?.index
+        return chosen.map { ($0.index, $0.head) }
     }
 
     /// What to do with a request, given the stored response chosen for it.
     /// - Parameters:
     ///   - method: The request's method.
     ///   - requestHeaders: The request's header fields.
-    ///   - stored: The stored response chosen for it (``selectedIndex(among:requestHeaders:)``), or `nil`. One whose
+    ///   - stored: The stored response chosen for it (``selected(among:requestHeaders:)``), or `nil`. One whose
     ///     variant does not match the request counts as none.
     ///   - now: The current time.
     /// - Returns: The decision.
@@ -89,11 +89,20 @@ package enum CacheLookup {
         method: HTTPMethod, requestHeaders: HTTPHeaders, stored: CachedResponseHead?, now: Date
     ) -> CacheLookupDecision {
         guard method.rawValue == "GET" else { return .fetch }
-        let request = CacheControl(requestHeaders: requestHeaders)
-        guard takesPart(method: method, requestHeaders: requestHeaders), let stored,
-            stored.variant.matches(requestHeaders)
-        else { return request.onlyIfCached ? .gatewayTimeout : .fetch }
+        let matching = takesPart(method: method, requestHeaders: requestHeaders) ? stored : nil
+        return decide(
+            takingPart: requestHeaders, selected: matching?.variant.matches(requestHeaders) == true ? matching : nil,
+            now: now)
+    }
 
+    /// ``decide(method:requestHeaders:stored:now:)`` for a request the cache takes part in
+    /// (``takesPart(method:requestHeaders:)``), with the stored response ``selected(among:requestHeaders:)`` chose
+    /// for it: the cache's stage has checked both already.
+    static func decide(takingPart requestHeaders: HTTPHeaders, selected stored: CachedResponseHead?, now: Date)
+        -> CacheLookupDecision
+    {
+        let request = CacheControl(requestHeaders: requestHeaders)
+        guard let stored else { return request.onlyIfCached ? .gatewayTimeout : .fetch }
         // The stored fields, parsed when the head was made, are shared, not copied (CacheResponseFields).
         let fields = stored.fields
         let response = fields.cacheControl

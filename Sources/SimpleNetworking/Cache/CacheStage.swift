@@ -68,12 +68,12 @@ struct CacheStage: RequestInterceptor {
         let entries = cache.storage.variants(of: Self.key(for: request.url))
         // Heads read lazily: each entry's is made once and kept with it (CacheEntry.Derived).
         let heads = entries.lazy.map(Self.head(of:))
-        let stored = CacheLookup.selectedIndex(among: heads, requestHeaders: request.headers).map {
-            Stored(entry: entries[$0], head: heads[$0])
+        let stored = CacheLookup.selected(among: heads, requestHeaders: request.headers).map {
+            Stored(entry: entries[$0.index], head: $0.head)
         }
+        // The request takes part (the callers checked), and the stored response was chosen for it.
         let decision = CacheLookup.decide(
-            method: request.method, requestHeaders: request.headers, stored: stored?.head,
-            now: context.client.configuration.clock.now())
+            takingPart: request.headers, selected: stored?.head, now: context.client.configuration.clock.now())
         return Lookup(request: request, stored: stored, decision: decision)
     }
 

@@ -305,15 +305,16 @@ struct CacheRequestConformanceTests {
         }
         let variants = [try stored("1", date: 0), try stored("2", date: 0), try stored(nil, date: 0)]
         #expect(variants[0].variant.key != variants[1].variant.key)
-        #expect(CacheLookup.selectedIndex(among: variants, requestHeaders: ["Foo": "1"]) == 0)
-        #expect(CacheLookup.selectedIndex(among: variants, requestHeaders: ["Foo": "2"]) == 1)
-        #expect(CacheLookup.selectedIndex(among: variants, requestHeaders: [:]) == 2)
-        #expect(CacheLookup.selectedIndex(among: variants, requestHeaders: ["Foo": "3"]) == nil)
+        #expect(CacheLookup.selected(among: variants, requestHeaders: ["Foo": "1"])?.index == 0)
+        #expect(CacheLookup.selected(among: variants, requestHeaders: ["Foo": "2"])?.index == 1)
+        #expect(CacheLookup.selected(among: variants, requestHeaders: [:])?.index == 2)
+        #expect(CacheLookup.selected(among: variants, requestHeaders: ["Foo": "3"])?.index == nil)
+        #expect(CacheLookup.selected(among: variants, requestHeaders: ["Foo": "2"])?.head == variants[1])
 
         let older = try stored("1", date: -60)
         let newer = try stored("1", date: -10)
-        #expect(CacheLookup.selectedIndex(among: [newer, older], requestHeaders: ["Foo": "1"]) == 0)
-        #expect(CacheLookup.selectedIndex(among: [older, newer], requestHeaders: ["Foo": "1"]) == 1)
+        #expect(CacheLookup.selected(among: [newer, older], requestHeaders: ["Foo": "1"])?.index == 0)
+        #expect(CacheLookup.selected(among: [older, newer], requestHeaders: ["Foo": "1"])?.index == 1)
     }
 
     @Test("Methods other than GET write through, even with only-if-cached")
