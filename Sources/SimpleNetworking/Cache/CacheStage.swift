@@ -348,10 +348,11 @@ struct CacheStage: RequestInterceptor {
             responseTime: entry.responseTime, variant: variant)
     }
 
-    /// `request` with the validation's precondition fields.
+    /// `request` with the validation's precondition fields, added: a request the cache takes part in has none of
+    /// its own (``CacheLookup/bypassingFields``), so there is nothing to replace.
     static func adding(_ validation: CacheValidation, to request: HTTPRequest) -> HTTPRequest {
         var request = request
-        for field in validation.headerFields { request.headers[field.name] = field.value }
+        for field in validation.headerFields { request.headers.add(name: field.name, value: field.value) }
         return request
     }
 }
