@@ -8,41 +8,20 @@ extension CacheConformance {
 
     static let staleWhileRevalidateCases: [Case] = [
         // Stale at once from storage, revalidated in the background; the 304 makes it fresh for the next request.
-        Case(
+        revalidatedInBackground(
             "stale-while-revalidate",
-            steps: [
-                Step(
-                    response: ServerResponse(
-                        fields: [("Cache-Control", "max-age=1, stale-while-revalidate=3600"), ("ETag", "\"abc\"")]),
-                    sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
-                Step(
-                    wait: 3,
-                    response: ServerResponse(
-                        status: 304, fields: [("ETag", "\"abc\""), ("Cache-Control", "max-age=100")]),
-                    sending: .sentInBackground(conditions: [("If-None-Match", "\"abc\"")]),
-                    answer: .response(.cache, status: 200, bodyOfStep: 1), age: 3),
-                Step(
-                    sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 1),
-                    responseFields: [("Cache-Control", "max-age=100")]),
-            ]),
+            by: ServerResponse(status: 304, fields: [("ETag", "\"abc\""), ("Cache-Control", "max-age=100")]),
+            then: Step(
+                sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 1),
+                responseFields: [("Cache-Control", "max-age=100")])),
         // The same, and the server sends a new response instead of a 304: it replaces the stored one, which the next
         // request gets.
-        Case(
+        revalidatedInBackground(
             "stale-while-revalidate-replaced",
-            steps: [
-                Step(
-                    response: ServerResponse(
-                        fields: [("Cache-Control", "max-age=1, stale-while-revalidate=3600"), ("ETag", "\"abc\"")]),
-                    sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
-                Step(
-                    wait: 3,
-                    response: ServerResponse(fields: [("ETag", "\"def\""), ("Cache-Control", "max-age=100")]),
-                    sending: .sentInBackground(conditions: [("If-None-Match", "\"abc\"")]),
-                    answer: .response(.cache, status: 200, bodyOfStep: 1), age: 3),
-                Step(
-                    sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 2),
-                    responseFields: [("ETag", "\"def\"")]),
-            ]),
+            by: ServerResponse(fields: [("ETag", "\"def\""), ("Cache-Control", "max-age=100")]),
+            then: Step(
+                sending: .notSent, answer: .response(.cache, status: 200, bodyOfStep: 2),
+                responseFields: [("ETag", "\"def\"")])),
         reuse(
             "stale-while-revalidate-window-passed",
             response: [("Cache-Control", "max-age=1, stale-while-revalidate=4"), ("ETag", "\"abc\"")], after: 6,
@@ -64,6 +43,23 @@ extension CacheConformance {
             response: [("Cache-Control", "max-age=1, stale-while-revalidate=60"), ("ETag", "\"a\"")],
             request: [("Cache-Control", "only-if-cached")], .stale),
     ]
+
+    /// A response stale after a second but within `stale-while-revalidate`, answered from storage 3 s later while
+    /// its revalidation goes out in the background and gets `answer`; then the step `next`.
+    private static func revalidatedInBackground(_ id: String, by answer: ServerResponse, then next: Step) -> Case {
+        Case(
+            id,
+            steps: [
+                Step(
+                    response: ServerResponse(
+                        fields: [("Cache-Control", "max-age=1, stale-while-revalidate=3600"), ("ETag", "\"abc\"")]),
+                    sending: .sent, answer: .response(.network, status: 200, bodyOfStep: 1)),
+                Step(
+                    wait: 3, response: answer, sending: .sentInBackground(conditions: [("If-None-Match", "\"abc\"")]),
+                    answer: .response(.cache, status: 200, bodyOfStep: 1), age: 3),
+                next,
+            ])
+    }
 
     /// A stale response with `stale-if-error=60` answers when its revalidation fails with a transport error or a
     /// `500`, `502`, `503` or `504`, within the window; other failures reach the client.
