@@ -104,18 +104,21 @@ package struct CacheControl: Sendable, Equatable {
     /// - Parameter headers: The response's header fields.
     package init(responseHeaders headers: HTTPHeaders) {
         let lines = headers.values(for: "Cache-Control")
-        if lines.count == 1 {
-            self = Self(responseLine: lines[0])
-        } else {
-            self.init(directives: CacheDirective.parse(lines))
-        }
+        self.init(responseLine: lines.first, then: Array(lines.dropFirst()))
     }
 
-    /// The directives of a response's one `Cache-Control` field line. The last line read and its directives are
-    /// kept: an API's responses mostly repeat one value, and a `304` repeats that of the response it validates, so
-    /// most lines are read without parsing (<doc:Performance>, "HTTP cache").
-    /// - Parameter line: The field value.
-    package init(responseLine line: String) {
+    /// The directives of a response's `Cache-Control` field lines: `first`, then `more`, given apart so that the
+    /// usual single line needs no list. The last single line read and its directives are kept: an API's responses
+    /// mostly repeat one value, and a `304` repeats that of the response it validates, so most lines are read without
+    /// parsing (<doc:Performance>, "HTTP cache").
+    /// - Parameters:
+    ///   - first: The first field value, `nil` when there is none.
+    ///   - more: The field values after it.
+    package init(responseLine first: String?, then more: [String] = []) {
+        guard let line = first, more.isEmpty else {
+            self.init(directives: CacheDirective.parse(first.map { [$0] + more } ?? []))
+            return
+        }
         if let known = Self.lastResponseLine.withLock({ $0?.line == line ? $0?.directives : nil }) {
             self = known
             return
@@ -124,7 +127,7 @@ package struct CacheControl: Sendable, Equatable {
         Self.lastResponseLine.set((line, self))
     }
 
-    /// The last line ``init(responseLine:)`` read, and its directives.
+    /// The last single line ``init(responseLine:then:)`` read, and its directives.
     private static let lastResponseLine = Locked<(line: String, directives: CacheControl)?>(nil)
 
     /// The directives read from a parsed list, with the readings in the table above.

@@ -89,10 +89,9 @@ package enum CacheLookup {
         method: HTTPMethod, requestHeaders: HTTPHeaders, stored: CachedResponseHead?, now: Date
     ) -> CacheLookupDecision {
         guard method.rawValue == "GET" else { return .fetch }
-        let matching = takesPart(method: method, requestHeaders: requestHeaders) ? stored : nil
-        return decide(
-            takingPart: requestHeaders, selected: matching?.variant.matches(requestHeaders) == true ? matching : nil,
-            now: now)
+        let takingPart = takesPart(method: method, requestHeaders: requestHeaders)
+        let selected = stored.flatMap { takingPart && $0.variant.matches(requestHeaders) ? $0 : nil }
+        return decide(takingPart: requestHeaders, selected: selected, now: now)
     }
 
     /// ``decide(method:requestHeaders:stored:now:)`` for a request the cache takes part in

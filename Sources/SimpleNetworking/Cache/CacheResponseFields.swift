@@ -76,12 +76,7 @@ package final class CacheResponseFields: Sendable, Equatable {
             default: break
             }
         }
-        if let first = cacheControlLine, moreCacheControlLines.isEmpty {
-            cacheControl = CacheControl(responseLine: first)
-        } else {
-            cacheControl = CacheControl(
-                directives: CacheDirective.parse(cacheControlLine.map { [$0] + moreCacheControlLines } ?? []))
-        }
+        cacheControl = CacheControl(responseLine: cacheControlLine, then: moreCacheControlLines)
         date = dateLine.flatMap { CacheDate.parse($0, now: now) }
         dateText = date == nil ? nil : dateLine.map(Self.trimmed)
         // Several `Expires` lines that disagree are an invalid one (section 5.3).

@@ -323,13 +323,9 @@ struct CacheStage: RequestInterceptor {
             headers: head.headers, requestTime: head.requestTime, responseTime: head.responseTime)
         // The head the next lookup reads is this one, with the variant the entry keeps: seeded, its fields parsed.
         // A 304 mostly leaves the variant as it was: the head is then kept as it is.
-        if head.variant == stored.head.variant {
-            _ = updated.derived.head { head }
-        } else {
-            var kept = head
-            kept.variant = stored.head.variant
-            _ = updated.derived.head { kept }
-        }
+        var kept = head
+        if kept.variant != stored.head.variant { kept.variant = stored.head.variant }
+        _ = updated.derived.head { kept }
         return updated
     }
 
