@@ -163,10 +163,10 @@ struct ReauthenticationTests {
             await eventually {
                 count(server, path: "/auth") == 1 && requests.allSatisfy { $0.attempts.map(\.statusCode) == [401] }
             })
-        let started = Date()
+        let stopwatch = WireStopwatch()
         tasks[0].cancel()
         let cancelled = await tasks[0].result
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = stopwatch.stop()
         #expect(elapsed < 2.5 * timeScale, "took \(elapsed) s against a \(5 * timeScale) s authentication")
         #expect((cancelled.failureValue as? SimpleNetworkingError)?.isCancelled == true)
         #expect(try await tasks[1].value.statusCode == 200)

@@ -111,10 +111,10 @@ struct ExecutionLoopTests {
         request.on(error: { log.append("error \($0)") }).on(completion: { log.append("completion") })
         async let result = failure(of: request)
         #expect(await eventually { api.heldCount == 1 })
-        let start = Date()
+        let stopwatch = WireStopwatch()
         request.cancel()
         let error = await result
-        let elapsed = Date().timeIntervalSince(start)
+        let elapsed = stopwatch.stop()
         guard case .cancelled = error else {
             Issue.record("expected cancelled, got \(String(describing: error))")
             return
@@ -196,10 +196,10 @@ struct ExecutionLoopTests {
         let api = GatedAPI(baseURL: exampleBaseURL, transport: MockTransport())
         let task = Task { await failure(of: api.get("/held")) }
         #expect(await eventually { api.heldCount == 1 })
-        let start = Date()
+        let stopwatch = WireStopwatch()
         task.cancel()
         let error = await task.value
-        #expect(Date().timeIntervalSince(start) < 5 * timeScale)  // the defect was a hang for good
+        #expect(stopwatch.stop() < 5 * timeScale)  // the defect was a hang for good
         #expect(error.map { if case .cancelled = $0 { true } else { false } } == true)
     }
 

@@ -134,10 +134,10 @@ struct RetryAndSubclassTests {
         transport.enqueue(MockTransport.Reply.status(200).delayed(by: 60))
         let task = Task { try await api.get("/slow").response() }
         #expect(await eventually { transport.requestCount == 1 })
-        let started = Date()
+        let stopwatch = WireStopwatch()
         task.cancel()
         let result = await task.result
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = stopwatch.stop()
         #expect(elapsed < 3 * timeScale, "took \(elapsed) s against a 60 s reply delay")
         #expect(throws: SimpleNetworkingError.self) { try result.get() }
         if case .failure(let error as SimpleNetworkingError) = result { #expect(error.isCancelled) }

@@ -127,7 +127,7 @@ struct LoopbackTransportTests {
         let api = makeLoopbackClient(server.baseURL)
         let log = EventLog()
         let completions = Counter()
-        let cancelledAt = Locked<Date?>(nil)
+        let cancelledAt = Locked<WireStopwatch?>(nil)
         let request = api.get("/slow")
             .on(success: { _ in log.append("success") })
             .on(error: { error, response in
@@ -143,11 +143,11 @@ struct LoopbackTransportTests {
                 .execute(on: api)
             Task {
                 _ = await eventually { server.requestCount == 1 }
-                cancelledAt.set(Date())
+                cancelledAt.set(WireStopwatch())
                 request.cancel()
             }
         }
-        let elapsed = Date().timeIntervalSince(cancelledAt.current ?? .distantPast)
+        let elapsed = cancelledAt.current?.stop() ?? .infinity
 
         #expect(await settle())  // room for a wrong second delivery to show up
         #expect(log.all == ["cancelled", "completion"])
@@ -166,10 +166,10 @@ struct LoopbackTransportTests {
 
         let task = Task { try await api.get("/slow").response() }
         #expect(await eventually { server.requestCount == 1 })
-        let started = Date()
+        let stopwatch = WireStopwatch()
         task.cancel()
         let result = await task.result
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = stopwatch.stop()
 
         #expect((result.failureValue as? SimpleNetworkingError)?.loopbackKind == "cancelled")
         #expect(elapsed < 3 * timeScale, "cancellation took \(elapsed) s against a 30 s delay")

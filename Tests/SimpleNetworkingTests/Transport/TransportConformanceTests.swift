@@ -122,6 +122,39 @@ struct TransportConformanceTests {
         #expect(failure?.contains("delayed body") == true, "\(failure ?? "passed")")
     }
 
+    @Test("The kit catches a transport whose cancellation waits for the server, however it measures the machine")
+    func catchesLateCancellation() async {
+        /// Reports a cancellation only once the server has answered (the kit's server holds it 20 s): the defect of a
+        /// transport that never stops the request on the wire. Its wait is idle, so the kit's lateness meter, which
+        /// takes a busy machine's delays out of the bound, has nothing to take out.
+        struct LateCancellation: HTTPTransport {
+            let inner: MockTransport
+            var capabilities: TransportCapabilities { .streaming }
+
+            func send(_ request: HTTPRequest, options: TransportOptions, transfer: HTTPTransfer)
+                async throws(SimpleNetworkingError) -> SimpleResponse
+            {
+                var unbounded = options
+                unbounded.timeout = 60
+                let detached = Task.detached { [inner, unbounded] () -> Result<SimpleResponse, SimpleNetworkingError> in
+                    do throws(SimpleNetworkingError) {
+                        return .success(try await inner.send(request, options: unbounded))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                let outcome = await detached.value
+                if Task.isCancelled { throw .cancelled }
+                return try outcome.get()
+            }
+
+            func close() { inner.close() }
+        }
+        let failure = await TransportConformance { LateCancellation(inner: MockTransport(serving: $0)) }
+            .run("cancellation")
+        #expect(failure?.hasPrefix("cancellation took") == true, "\(failure ?? "passed")")
+    }
+
     @Test("A client refuses streamed features on a transport that cannot stream them, before sending anything")
     func refusesOnNonStreamingTransport() async throws {
         /// Answers from memory and says it cannot stream.
