@@ -23,6 +23,10 @@ import SimpleNetworking
 /// trailer fields arrives whole; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends
 /// a body file byte for byte.
 ///
+/// The time bounds are loose and leave out the machine's own delays: how late a task of the kit's, ticking while a
+/// check is timed, ran meanwhile is subtracted from the elapsed time, so a loaded machine does not fail a transport
+/// and a transport that waits for the server still fails.
+///
 /// A transport whose ``HTTPTransport/capabilities`` include ``TransportCapabilities/transferCancellation`` is held to
 /// it: cancelling the transfer (not the task) of a request the server holds stops it promptly with `cancelled`.
 ///
