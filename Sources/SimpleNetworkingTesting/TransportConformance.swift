@@ -132,7 +132,7 @@ public struct TransportConformance: Sendable {
 
     private func bodyLimit(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
         server.route { _ in MockResponse(status: 200, body: Data(repeating: 0x61, count: 256 * 1024)) }
-        var options = TransportOptions(timeout: 10)
+        var options = TransportOptions(timeout: 30)
         options.maximumResponseBodySize = 1024
         let result = await send(transport, HTTPRequest(method: .get, url: server.url("/large")), options)
         guard case .failure(.responseTooLarge(let limit)) = result, limit == 1024 else {
@@ -379,7 +379,7 @@ public struct TransportConformance: Sendable {
         do throws(SimpleNetworkingError) {
             result = .success(
                 try await transport.send(
-                    HTTPRequest(method: .get, url: server.url("/stream")), options: TransportOptions(timeout: 10),
+                    HTTPRequest(method: .get, url: server.url("/stream")), options: TransportOptions(timeout: 30),
                     transfer: transfer))
         } catch {
             result = .failure(error)
@@ -409,7 +409,7 @@ public struct TransportConformance: Sendable {
         let transfer = HTTPTransfer(head: { _ in }, body: { _ in })
         let request = HTTPRequest(method: .post, url: server.url("/upload"), bodyFile: file)
         do throws(SimpleNetworkingError) {
-            let response = try await transport.send(request, options: TransportOptions(timeout: 10), transfer: transfer)
+            let response = try await transport.send(request, options: TransportOptions(timeout: 30), transfer: transfer)
             guard response.statusCode == 204 else { return "expected 204, got \(response.statusCode)" }
         } catch {
             return "expected 204, got \(error)"
@@ -523,7 +523,7 @@ public struct TransportConformance: Sendable {
 
     private func send(
         _ transport: any HTTPTransport, _ request: HTTPRequest,
-        _ options: TransportOptions = TransportOptions(timeout: 10), transfer: HTTPTransfer
+        _ options: TransportOptions = TransportOptions(timeout: 30), transfer: HTTPTransfer
     ) async -> Result<SimpleResponse, SimpleNetworkingError> {
         do throws(SimpleNetworkingError) {
             return .success(try await transport.send(request, options: options, transfer: transfer))
@@ -534,7 +534,7 @@ public struct TransportConformance: Sendable {
 
     private func send(
         _ transport: any HTTPTransport, _ request: HTTPRequest,
-        _ options: TransportOptions = TransportOptions(timeout: 10)
+        _ options: TransportOptions = TransportOptions(timeout: 30)
     ) async -> Result<SimpleResponse, SimpleNetworkingError> {
         do throws(SimpleNetworkingError) {
             return .success(try await transport.send(request, options: options))

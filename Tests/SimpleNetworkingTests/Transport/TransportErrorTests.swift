@@ -108,11 +108,11 @@ struct TransportErrorTests {
         let api = makeLoopbackClient(server)
         defer { api.close() }
 
-        let start = Date()
+        let stopwatch = WireStopwatch()
         // The defect was a timeout: with 10 s, a busy machine (libcurl's work queue shared with parallel suites) still
         // answers well before it, and the defect fails both expectations.
         let error = await failure(of: api.get("/bad").timeout(10 * timeScale))
-        let elapsed = Date().timeIntervalSince(start)
+        let elapsed = stopwatch.stop()
 
         #expect(error?.urlError?.code == .badServerResponse, "\(String(describing: error)) after \(elapsed) s")
         #expect(elapsed < 8 * timeScale, "took \(elapsed) s")
