@@ -35,7 +35,7 @@ extension CacheConformance {
             var configuration = SimpleNetworking.Configuration()
             configuration.cache = .memory(maximumBytes: 1 << 20)
             configuration.retryPolicy = .never
-            configuration.timeout = 10
+            configuration.timeout = 30  // long: the start of a parallel run can hold every task for seconds
             configuration.clock = clock.simpleClock
             configuration.eventHandler = { [revalidations, stores] event in
                 switch event.kind {
