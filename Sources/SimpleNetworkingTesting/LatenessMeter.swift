@@ -4,7 +4,8 @@ import SimpleNetworking
 /// How late this process has run its waiting tasks since the meter started: the part of a wall-clock measurement
 /// that belongs to the machine, not to what was measured.
 ///
-/// A task of its own sleeps 50 ms at a time and adds up how much later than asked each sleep ended. When the
+/// A task of its own sleeps 50 ms at a time and adds up how much later than asked each sleep ended, past 10 ms of
+/// grace: the usual wake-up delay of a loaded machine adds up to seconds over a long check, and is not a stall. When the
 /// cooperative pool's threads are all held, or the whole process is not scheduled (a loaded machine, a virtual machine
 /// paused for a moment), these ticks end late by the same seconds as whatever was being timed; a transport that is
 /// slow on its own does not make them late. A check subtracts ``stop()`` from its elapsed time before it compares it
@@ -18,6 +19,8 @@ package final class LatenessMeter: Sendable {
     }
 
     private static let tick: TimeInterval = 0.05
+    /// How late a tick may end before it counts.
+    private static let grace: TimeInterval = 0.01
     private let state = Locked(State())
     private let ticking: Task<Void, Never>
 
@@ -32,7 +35,7 @@ package final class LatenessMeter: Sendable {
                 let now = DispatchTime.now()
                 state.withLock { state in
                     guard let start = state.tickStart else { return }
-                    state.late += max(0, Self.seconds(from: start, to: now) - Self.tick)
+                    state.late += max(0, Self.seconds(from: start, to: now) - Self.tick - Self.grace)
                     state.tickStart = now
                 }
             }
@@ -46,7 +49,7 @@ package final class LatenessMeter: Sendable {
         let now = DispatchTime.now()
         return state.withLock { state in
             if let start = state.tickStart {
-                state.late += max(0, Self.seconds(from: start, to: now) - Self.tick)
+                state.late += max(0, Self.seconds(from: start, to: now) - Self.tick - Self.grace)
                 state.tickStart = nil
             }
             return state.late

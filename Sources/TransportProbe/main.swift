@@ -43,6 +43,10 @@ import SimpleNetworkingTesting
 //                                               each), then close() with the client still held: its TCP
 //                                               connections to the server and the process's sockets, polled for
 //                                               `watch` seconds until they are gone
+//   held-pool [megabytes=32] [rounds=5]         bodies that large, one after another, through the library while
+//                                               every thread of Swift's cooperative pool keeps calling a plain
+//                                               URLSession's `data(for:)`, which waits for FoundationNetworking's
+//                                               work queue: the longest wait of a new task for a thread meanwhile
 
 /// Kilobytes of the named line in /proc/self/status, e.g. `VmHWM`.
 func status(_ key: String) -> Int {
@@ -545,6 +549,56 @@ case "trailers", "trailers-plain":
         report("outcome", body)
         session.invalidateAndCancel()
     }
+case "held-pool":
+    let megabytes = argument(2, default: 32)
+    let rounds = argument(3, default: 5)
+    server.route { request in
+        request.path == "/big" ? MockResponse(body: Data(count: megabytes << 20)) : .text("ok")
+    }
+    let api = client(server, limit: 1 << 30)
+    let stop = Locked(false)
+    // From a thread of its own: how long a new task waits for a thread of the pool, every 20 ms.
+    let longestWait = Locked(0.0)
+    let watcher = Thread {
+        while !stop.current {
+            let asked = Date()
+            let ran = DispatchSemaphore(value: 0)
+            Task { ran.signal() }
+            ran.wait()
+            let waited = Date().timeIntervalSince(asked)
+            longestWait.withLock { $0 = max($0, waited) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+    watcher.start()
+    let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+        Task {
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.finishTasksAndInvalidate() }
+            var count = 0
+            while !stop.current {
+                _ = try? await session.data(for: URLRequest(url: server.url("/small")))
+                count += 1
+            }
+            return count
+        }
+    }
+    var outcomes: [String] = []
+    let start = Date()
+    for _ in 0..<rounds {
+        let (outcome, _) = await timed { () async throws(SimpleNetworkingError) in try await api.get("/big").response()
+        }
+        outcomes.append(outcome)
+    }
+    let bodiesTime = Date().timeIntervalSince(start)
+    stop.set(true)
+    var plain = 0
+    for holder in holders { plain += await holder.value }
+    report("bodies", String(format: "%.3f s, %@", bodiesTime, Set(outcomes).sorted().joined(separator: ", ")))
+    report("plain requests", "\(plain)")
+    report("longest wait for a thread", String(format: "%.3f s", longestWait.current))
+    api.close()
+
 case "close-connections":
     // Each request waits half a second for its answer, so that they are under way at once, on a connection each.
     let requests = argument(2, default: 4)

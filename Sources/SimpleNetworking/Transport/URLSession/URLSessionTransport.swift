@@ -275,13 +275,22 @@ package final class URLSessionTransport: HTTPTransport {
     ///
     /// The wait is bounded by `patience`: a delegate callback that itself waited for the work queue would otherwise
     /// deadlock with it; the library's never do. See "URLSession on Linux" in the documentation.
+    ///
+    /// Its operations run on a serial dispatch queue of its own, which has a thread of its own when it needs one. An
+    /// operation queue's default threads come from the pool that also runs Swift's tasks on Linux: with every thread
+    /// of that pool waiting for the work queue (a plain URLSession's `data(for:)` waits there before it returns),
+    /// the work queue waited here, the operations waited for a thread, and the process's tasks stood still for up to
+    /// 10 s, one `patience` at a time (`transport-probe held-pool`).
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable: OperationQueue is thread-safe, and `gate` is.
         private let gate: Gate
+        /// Where the operations run; held here, since the operation queue does not keep it (`unowned(unsafe)`).
+        private let runQueue = DispatchQueue(label: "SimpleNetworking.delegate")
 
         init(limit: Int = 64, patience: TimeInterval = 0.1) {
             gate = Gate(limit: limit, patience: patience)
             super.init()
+            underlyingQueue = runQueue
         }
 
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
