@@ -52,8 +52,8 @@ import Testing
         @Test("Large bodies do not stall the process's tasks while every thread of the pool waits for libcurl")
         func bodiesBesideHeldPool() async throws {
             // Five 32 MiB bodies while plain URLSession data(for:) calls keep every thread of Swift's pool waiting for
-            // the work queue. Alone: a new task waited at most 0.01-0.07 s for a thread (8 runs); before the delegate
-            // queue had a thread of its own, 0.9-1.0 s in every run of five bodies, and about 10 s once in CI.
+            // the work queue. Alone: a new task waited at most 0.02-0.07 s for a thread (8 runs); before the delegate
+            // queue ran on the user-initiated pool, 0.9-1.0 s in every run of five bodies.
             let result = try await Probe.run(["held-pool", "32", "5"])
 
             #expect(result["bodies"]?.hasSuffix("status 200") == true, "\(result)")

@@ -276,16 +276,19 @@ package final class URLSessionTransport: HTTPTransport {
     /// The wait is bounded by `patience`: a delegate callback that itself waited for the work queue would otherwise
     /// deadlock with it; the library's never do. See "URLSession on Linux" in the documentation.
     ///
-    /// Its operations run on a serial dispatch queue of its own, which has a thread of its own when it needs one. An
-    /// operation queue's default threads come from the pool that also runs Swift's tasks on Linux: with every thread
-    /// of that pool waiting for the work queue (a plain URLSession's `data(for:)` waits there before it returns),
-    /// the work queue waited here, the operations waited for a thread, and the process's tasks stood still for up to
-    /// 10 s, one `patience` at a time (`transport-probe held-pool`).
+    /// Its operations run on a serial dispatch queue whose threads come from the user-initiated pool. By default an
+    /// operation queue's threads come from the default pool, which on Linux also runs Swift's tasks of default
+    /// priority: with every thread of that pool waiting for the work queue (a plain URLSession's `data(for:)` waits
+    /// there before it returns), the work queue waited here, the operations waited for a thread, and every task of the
+    /// process stood still, about 1 s at a time (`transport-probe held-pool`). A queue with a thread of its own
+    /// (overcommit) also ended the stall, but took 1.17 times as long at 8 requests at once: see "URLSession on
+    /// Linux" in the documentation for both figures.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable: OperationQueue is thread-safe, and `gate` is.
         private let gate: Gate
         /// Where the operations run; held here, since the operation queue does not keep it (`unowned(unsafe)`).
-        private let runQueue = DispatchQueue(label: "SimpleNetworking.delegate")
+        private let runQueue = DispatchQueue(
+            label: "SimpleNetworking.delegate", target: .global(qos: .userInitiated))
 
         init(limit: Int = 64, patience: TimeInterval = 0.1) {
             gate = Gate(limit: limit, patience: patience)
