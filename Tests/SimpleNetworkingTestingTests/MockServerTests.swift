@@ -188,7 +188,7 @@ struct MockServerTests {
         let session = URLSession(configuration: .ephemeral)
         defer { session.finishTasksAndInvalidate() }
         // A first request sets up the session and its connection, so that only the upload is timed below.
-        _ = try await session.data(for: URLRequest(url: server.url("/warm")))
+        _ = try await data(for: URLRequest(url: server.url("/warm")), on: session)
         // A stall waits out libcurl's 1 s every time; a busy machine only sometimes takes that long. So the best of
         // three uploads must stay under the bound.
         var times: [TimeInterval] = []
@@ -213,17 +213,19 @@ struct MockServerTests {
     ) {
         try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<(Data, Int?, TimeInterval), any Error>) in
-            let start = Stopwatch()
-            session.uploadTask(with: request, from: payload) { data, response, error in
-                let elapsed = start.elapsed
-                if let error {
-                    continuation.resume(throwing: error)
-                } else {
-                    continuation.resume(
-                        returning: (data ?? Data(), (response as? HTTPURLResponse)?.statusCode, elapsed))
+            sessionCalls.async {
+                let start = Stopwatch()
+                session.uploadTask(with: request, from: payload) { data, response, error in
+                    let elapsed = start.elapsed
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else {
+                        continuation.resume(
+                            returning: (data ?? Data(), (response as? HTTPURLResponse)?.statusCode, elapsed))
+                    }
                 }
+                .resume()
             }
-            .resume()
         }
     }
 
@@ -308,8 +310,8 @@ struct MockServerTests {
         let bodies = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<50 {
                 group.addTask {
-                    let (data, _) = try await session.data(for: URLRequest(url: server.url("/item/\(index)")))
-                    return String(decoding: data, as: UTF8.self)
+                    let (body, _) = try await data(for: URLRequest(url: server.url("/item/\(index)")), on: session)
+                    return String(decoding: body, as: UTF8.self)
                 }
             }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
@@ -502,9 +504,32 @@ struct MockServerTests {
 private func fetch(_ request: URLRequest) async throws -> (data: Data, response: HTTPURLResponse) {
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }
-    let (data, response) = try await session.data(for: request)
+    let (body, response) = try await data(for: request, on: session)
     let http = try #require(response as? HTTPURLResponse)
-    return (data, http)
+    return (body, http)
+}
+
+/// Where this file's plain URLSession tasks are created and resumed, never on a thread of Swift's pool.
+///
+/// On Linux FoundationNetworking's `data(for:)`, `dataTask(with:)` and `resume()` wait for its work queue, and the work
+/// queued there waits for a thread of the same pool: with every thread of the pool waiting so (fifty requests at once
+/// do it), every task of the test process stood still for seconds ("URLSession on Linux" in the documentation).
+private let sessionCalls = DispatchQueue(label: "MockServerTests.sessionCalls")
+
+/// `session.data(for: request)`, with the task created and resumed on ``sessionCalls``.
+private func data(for request: URLRequest, on session: URLSession) async throws -> (Data, URLResponse) {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+        sessionCalls.async {
+            session.dataTask(with: request) { data, response, error in
+                if let response, error == nil {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                }
+            }
+            .resume()
+        }
+    }
 }
 
 /// Performs a GET of `url` on a fresh ephemeral session.
