@@ -281,8 +281,8 @@ package final class URLSessionTransport: HTTPTransport {
     /// priority: with every thread of that pool waiting for the work queue (a plain URLSession's `data(for:)` waits
     /// there before it returns), the work queue waited here, the operations waited for a thread, and every task of the
     /// process stood still, about 1 s at a time (`transport-probe held-pool`). A queue with a thread of its own
-    /// (overcommit) also ended the stall, but took 1.17 times as long at 8 requests at once: see "URLSession on
-    /// Linux" in the documentation for both figures.
+    /// (overcommit) also ended the stall, but took 1.17 times as long as this one for 8 requests at once; "URLSession
+    /// on Linux" in the documentation gives both against the default.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable: OperationQueue is thread-safe, and `gate` is.
         private let gate: Gate
