@@ -60,3 +60,33 @@ package final class LatenessMeter: Sendable {
         TimeInterval(end.uptimeNanoseconds - min(start.uptimeNanoseconds, end.uptimeNanoseconds)) / 1e9
     }
 }
+
+/// Times a bound on the wire: the wall-clock seconds since it was made, and how late this process ran its tasks
+/// meanwhile (``LatenessMeter``).
+///
+/// For bounds on a cancellation or a timeout that must not wait for the server: a machine that stalls every task of
+/// the process is not charged to the code under test (``Reading/net``), and a wait of the code's own still is.
+package final class WireStopwatch: Sendable {
+    /// What ``stop()`` read.
+    package struct Reading: Sendable {
+        /// The wall-clock seconds since the stopwatch was made.
+        package let elapsed: TimeInterval
+        /// How late this process ran its tasks meanwhile.
+        package let lateness: TimeInterval
+        /// `elapsed` less `lateness`: the seconds that count against a bound.
+        package var net: TimeInterval { elapsed - lateness }
+    }
+
+    private let start = Date()
+    private let meter = LatenessMeter()
+
+    /// Starts timing.
+    package init() {}
+
+    /// Stops the meter; call it once, when what was timed has ended.
+    /// - Returns: The elapsed time and the machine's lateness meanwhile.
+    package func stop() -> Reading {
+        let elapsed = Date().timeIntervalSince(start)
+        return Reading(elapsed: elapsed, lateness: meter.stop())
+    }
+}

@@ -147,20 +147,18 @@ public struct TransportConformance: Sendable {
         let cases: [(String, MockFault)] = [("head", .delayHeaders(20)), ("body", .delayBody(20))]
         for (part, fault) in cases {
             server.route { _ in MockResponse(status: 200, body: Data(count: 1000), faults: [fault]) }
-            let start = Date()
-            let meter = LatenessMeter()
+            let stopwatch = WireStopwatch()
             let result = await send(
                 transport, HTTPRequest(method: .get, url: server.url("/slow")), TransportOptions(timeout: 0.5))
-            let elapsed = Date().timeIntervalSince(start)
-            let lateness = meter.stop()
+            let time = stopwatch.stop()
             guard case .failure(.transportFailed(let failure, _)) = result, failure.category == .timedOut else {
                 return "expected a timedOut failure with a delayed \(part), got \(result)"
             }
             // Below the 20 s the server holds, once the machine's own lateness is taken out: on 2 cores busy with a
             // release build beside the whole test suite, this 0.5 s timeout once fired after 19 s.
-            if elapsed - lateness >= 15 {
-                return "the 0.5 s timeout fired after \(elapsed) s with a delayed \(part) (this process ran its tasks "
-                    + "\(lateness) s late meanwhile)"
+            if time.net >= 15 {
+                return "the 0.5 s timeout fired after \(time.elapsed) s with a delayed \(part) (this process ran its "
+                    + "tasks \(time.lateness) s late meanwhile)"
             }
         }
         return nil
@@ -211,16 +209,14 @@ public struct TransportConformance: Sendable {
         let request = HTTPRequest(method: .get, url: server.url("/slow"))
         let task = Task { await send(request) }
         for _ in 0..<300 where server.requestCount == 0 { try? await Task.sleep(nanoseconds: 10_000_000) }
-        let start = Date()
-        let meter = LatenessMeter()
+        let stopwatch = WireStopwatch()
         cancel(task)
         let result = await task.value
-        let elapsed = Date().timeIntervalSince(start)
-        let lateness = meter.stop()
+        let time = stopwatch.stop()
         guard case .failure(.cancelled) = result else { return "expected cancelled, got \(result)" }
         // The machine's own lateness is taken out: in one CI run every task of the process stood still for 10 s.
-        return elapsed - lateness < 10
-            ? nil : "\(what) took \(elapsed) s (this process ran its tasks \(lateness) s late meanwhile)"
+        return time.net < 10
+            ? nil : "\(what) took \(time.elapsed) s (this process ran its tasks \(time.lateness) s late meanwhile)"
     }
 
     private func cannotConnect(_ transport: any HTTPTransport) async -> String? {

@@ -60,24 +60,6 @@ extension SimpleRequest {
     }
 }
 
-/// Times a bound on the wire: the wall-clock seconds since it was made, less how late this process ran its tasks
-/// meanwhile (``LatenessMeter``).
-///
-/// For bounds that catch a cancellation or a timeout that waits for the server: a machine that stalls every task of
-/// the process (once 10 s at the start of a CI run) is not charged to the code under test, and a wait of the code's
-/// own still is.
-final class WireStopwatch: Sendable {
-    private let start = Date()
-    private let meter = LatenessMeter()
-
-    /// Stops the meter; call it once, when what was timed has ended.
-    /// - Returns: The seconds since the stopwatch was made, less the machine's lateness meanwhile.
-    func stop() -> TimeInterval {
-        let elapsed = Date().timeIntervalSince(start)
-        return elapsed - meter.stop()
-    }
-}
-
 /// Polls `condition` until it holds or `timeout` (scaled by ``timeScale``) passes; returns whether it held.
 ///
 /// The bound only catches a test that would otherwise hang: a condition that holds returns at once, so a loose bound

@@ -322,9 +322,8 @@ struct CacheStage: RequestInterceptor {
         let updated = stored.entry.updated(
             headers: head.headers, requestTime: head.requestTime, responseTime: head.responseTime)
         // The head the next lookup reads is this one, with the variant the entry keeps: seeded, its fields parsed.
-        // A 304 mostly leaves the variant as it was: the head is then kept as it is.
         var kept = head
-        if kept.variant != stored.head.variant { kept.variant = stored.head.variant }
+        kept.variant = stored.head.variant
         _ = updated.derived.head { kept }
         return updated
     }

@@ -6,9 +6,8 @@ extension StringProtocol {
     package var withoutSurroundingSpacesAndTabs: String {
         // A `String` takes its own, faster, reading below; this one reads substrings.
         let bytes = Substring(self).utf8
-        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-            let last = bytes.lastIndex(where: { !isSpace($0) })
+        guard let first = bytes.firstIndex(where: { !isSpaceOrTab($0) }),
+            let last = bytes.lastIndex(where: { !isSpaceOrTab($0) })
         else { return "" }
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
@@ -19,11 +18,10 @@ extension String {
     /// nothing to trim, the usual case, is returned as it is after reading its first and last bytes.
     package var withoutSurroundingSpacesAndTabs: String {
         let trimmed = utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
             var start = 0
             var end = bytes.count
-            while start < end, isSpace(bytes[start]) { start += 1 }
-            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            while start < end, isSpaceOrTab(bytes[start]) { start += 1 }
+            while end > start, isSpaceOrTab(bytes[end - 1]) { end -= 1 }
             guard start > 0 || end < bytes.count else { return nil }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
@@ -33,4 +31,10 @@ extension String {
         case .none: return self[...].withoutSurroundingSpacesAndTabs
         }
     }
+}
+
+/// Whether `byte` is HTTP's optional whitespace: a space or a tab.
+@inline(__always)
+private func isSpaceOrTab(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
 }
