@@ -41,6 +41,9 @@ func makeClient(named name: String, url: URL) -> (any Client)? {
     case "library-memory-handler": return LibraryClient(url: url, style: .handler, transport: InMemory.transport())
     case "ahc-raw": return RawAsyncHTTPClient(url: url)
     case "ahc-delegate": return DelegateAsyncHTTPClient(url: url)
+    case "ahc-raw-loops": return PerLoopClients(url: url, api: .async)
+    case "ahc-raw-loops-deadline": return PerLoopClients(url: url, api: .asyncWithBodyDeadline)
+    case "ahc-delegate-loops": return PerLoopClients(url: url, api: .delegate)
     case "library-ahc":
         return LibraryClient(url: url, style: .response, transport: AsyncHTTPClientTransport())
     case "library-ahc-handler":
