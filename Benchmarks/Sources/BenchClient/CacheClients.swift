@@ -15,7 +15,12 @@ import SimpleNetworkingAsyncHTTPClient
 ///   library-conditional, library-ahc-conditional              no cache, `GET /etag-json` with the validator in
 ///                                                             `If-None-Match`: a 304 every time, the exchange a
 ///                                                             revalidated hit makes, without the cache's work
-/// The fresh and revalidated hits compare with `library-response` and `library-ahc` (`GET /json`, no cache).
+///   library-max-age-no-cache, library-ahc-max-age-no-cache    no cache, `GET /cached-json`: the fresh hit's request
+///                                                             over the network
+///   library-etag-no-cache, library-ahc-etag-no-cache          no cache, `GET /etag-json`: the revalidated hit's
+///                                                             request over the network
+/// The fresh and revalidated hits compare with their own requests without a cache (the last two), and with
+/// `library-response` and `library-ahc` (`GET /json`, no cache, a response with two header fields fewer).
 func makeCacheClient(named name: String, url: URL) -> (any Client)? {
     let engine = name.hasPrefix("library-ahc-")
     let kind = engine ? name.dropFirst("library-ahc-".count) : name.dropFirst("library-".count)
@@ -33,12 +38,14 @@ struct CacheClient: Client {
         case diskMiss = "cache-disk-miss"
         case noStore = "no-store"
         case conditional = "conditional"
+        case maxAgeNoCache = "max-age-no-cache"
+        case etagNoCache = "etag-no-cache"
 
         /// The route of bench-server this setup asks for.
         var path: String {
             switch self {
-            case .fresh: "/cached-json"
-            case .revalidated, .conditional: "/etag-json"
+            case .fresh, .maxAgeNoCache: "/cached-json"
+            case .revalidated, .conditional, .etagNoCache: "/etag-json"
             case .diskMiss, .noStore: "/no-store-json"
             }
         }
@@ -48,7 +55,7 @@ struct CacheClient: Client {
             switch self {
             case .fresh: .cache
             case .revalidated: .revalidated
-            case .diskMiss, .noStore, .conditional: .network
+            case .diskMiss, .noStore, .conditional, .maxAgeNoCache, .etagNoCache: .network
             }
         }
 
@@ -73,7 +80,7 @@ struct CacheClient: Client {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-cache-\(UUID())")
             configuration.cache = .disk(at: folder, maximumBytes: 1 << 20)
             self.folder = folder
-        case .noStore, .conditional:
+        case .noStore, .conditional, .maxAgeNoCache, .etagNoCache:
             folder = nil
         }
         let base = url.deletingLastPathComponent()
