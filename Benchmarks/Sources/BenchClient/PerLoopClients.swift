@@ -50,17 +50,13 @@ final class PerLoopClients: Client, @unchecked Sendable {
         }
         defer { lock.withLock { inFlight[index] -= 1 } }
         switch api {
-        case .async:
+        case .async, .asyncWithBodyDeadline:
+            let deadline = api == .async ? nil : loops[index].scheduleTask(in: .seconds(30)) {}
+            defer { deadline?.cancel() }
             let response = try await clients[index].execute(
                 HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
             guard response.status == .ok else { throw BenchError.status }
-            return try await response.body.collect(upTo: 1 << 20).readableBytes
-        case .asyncWithBodyDeadline:
-            let deadline = loops[index].scheduleTask(in: .seconds(30)) {}
-            defer { deadline.cancel() }
-            let response = try await clients[index].execute(
-                HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
-            guard response.status == .ok else { throw BenchError.status }
+            guard deadline != nil else { return try await response.body.collect(upTo: 1 << 20).readableBytes }
             let body = Task { try await response.body.collect(upTo: 1 << 20).readableBytes }
             return try await withTaskCancellationHandler {
                 try await body.value
