@@ -56,7 +56,9 @@ final class PerLoopClients: Client, @unchecked Sendable {
             let response = try await clients[index].execute(
                 HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
             guard response.status == .ok else { throw BenchError.status }
-            guard deadline != nil else { return try await response.body.collect(upTo: 1 << 20).readableBytes }
+            guard api == .asyncWithBodyDeadline else {
+                return try await response.body.collect(upTo: 1 << 20).readableBytes
+            }
             let body = Task { try await response.body.collect(upTo: 1 << 20).readableBytes }
             return try await withTaskCancellationHandler {
                 try await body.value
