@@ -246,8 +246,8 @@ struct CacheStage: RequestInterceptor {
     ) -> SimpleResponse {
         var headers = stored.head.headers
         headers["Age"] = String(age)
-        var response = SimpleResponse(statusCode: stored.head.status, headers: headers, body: body, url: request.url)
-        response.source = source
+        let response = SimpleResponse(
+            statusCode: stored.head.status, headers: headers, body: body, url: request.url, source: source)
         context.client.emit(
             .cacheAnswered(source: source, statusCode: response.statusCode), for: request, requestID: context.requestID)
         return response

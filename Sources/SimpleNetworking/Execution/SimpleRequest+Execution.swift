@@ -99,7 +99,7 @@ extension SimpleRequest {
     /// - Parameter valueStep: The value step of this execution instead of the request's own, for
     ///   ``decode(_:decoder:on:)``: its value arrives with the response (``SimpleResponse/transformedValue``).
     /// - Returns: The execution's outcome, or `nil` when one is already running.
-    func runInCaller(on client: SimpleNetworking, valueStep: Transform? = nil) async -> Outcome? {
+    nonisolated(nonsending) func runInCaller(on client: SimpleNetworking, valueStep: Transform? = nil) async -> Outcome? {
         let signal = CancellationSignal()
         guard let id = begin(on: client, continuing: false, live: { LiveExecution(id: $0, signal: signal) }) else {
             return nil
@@ -155,7 +155,7 @@ extension SimpleRequest {
 
     /// One execution: the loop, between the events that report its start and its finish when something listens
     /// (<doc:SecurityDefaults>).
-    private func run(
+    private nonisolated(nonsending) func run(
         _ id: Int, on first: SimpleNetworking, beginning: Beginning, signal: CancellationSignal?, valueStep: Transform?
     ) async -> Outcome {
         guard first.isObserved, let events = ExecutionEvents(for: state.withLock({ $0.parts }), on: first) else {
@@ -174,7 +174,7 @@ extension SimpleRequest {
     ///
     /// `signal` is the cancellation of an execution that runs in its caller's task (``runInCaller(on:valueStep:)``);
     /// `nil` for one with a task of its own, which cancelling that task reaches. `events` reports retries and waits.
-    private func loop(
+    private nonisolated(nonsending) func loop(
         _ id: Int, on first: SimpleNetworking, beginning: Beginning, signal: CancellationSignal?,
         valueStep: Transform?, events: ExecutionEvents?
     ) async -> Outcome {
@@ -233,7 +233,7 @@ extension SimpleRequest {
             let snapshot = state.withLock { $0.snapshot(on: chosen) }
             let sent = await attempt(snapshot, on: chosen, record: &record, signal: signal)
             if sent.request != nil {
-                var asked: (retry: Retry, interceptor: String)?
+                var asked: InterceptorRetry?
                 if let intercepted = sent.intercepted {
                     asked = await interceptorRetry(
                         after: sent.outcome, interceptors: intercepted.interceptors, context: intercepted.context,
@@ -399,12 +399,9 @@ extension SimpleRequest {
     /// Sends one attempt on `client` from `snapshot`: builds the request, then sends it and follows its redirects.
     /// - Returns: The outcome, the request sent (`nil` when it could not be built), and the interceptors to ask about a
     ///   retry with their context, when it went through any (the cache's stage is never asked).
-    private func attempt(
+    private nonisolated(nonsending) func attempt(
         _ snapshot: Snapshot, on client: SimpleNetworking, record: inout ExecutionRecord, signal: CancellationSignal?
-    ) async -> (
-        outcome: Outcome, request: HTTPRequest?,
-        intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
-    ) {
+    ) async -> SentAttempt {
         let remaining = record.remaining(on: client.configuration.clock)
         // The epoch is read before the headers are built; authenticate() writes headers before the epoch moves.
         let epoch = client.reauthentication.epoch
@@ -432,7 +429,7 @@ extension SimpleRequest {
             }
             built = try client.makeHTTPRequest(for: parts)
         } catch {
-            return (.failure(error), nil, nil)
+            return SentAttempt(outcome: .failure(error), request: nil, intercepted: nil)
         }
         record.attempts += 1
         record.credentialEpoch = epoch
@@ -443,7 +440,7 @@ extension SimpleRequest {
         let request = built
         let timer = client.isObserved ? AttemptTimer(clock: client.configuration.clock) : nil
         var outcome: Outcome
-        var intercepted: (interceptors: [any RequestInterceptor], context: InterceptorContext)?
+        var intercepted: Intercepted?
         // The cache takes part in attempts whose whole response comes back in memory: not a download, a response
         // stream or an event stream.
         let cache = destination == nil && !parts.unboundedBody ? client.configuration.cache : nil
@@ -452,7 +449,7 @@ extension SimpleRequest {
             let context = InterceptorContext(
                 client: client, requestID: parts.safety.requestID, attempt: record.attempts)
             // Those asked whether to retry: the cache's stage never asks for one.
-            intercepted = (asked, context)
+            intercepted = Intercepted(interceptors: asked, context: context)
             if let cache, asked.isEmpty {
                 outcome = await cached(
                     request, by: cache, context: context, remaining: remaining, signal: signal, on: client
@@ -489,14 +486,30 @@ extension SimpleRequest {
                 attempt: record.attempts, statusCode: try? outcome.get().statusCode, timings: timer.finish())
             client.emit(finished, for: request, requestID: parts.safety.requestID)
         }
-        return (outcome, request, intercepted)
+        return SentAttempt(outcome: outcome, request: request, intercepted: intercepted)
+    }
+
+    /// One attempt as the loop reads it: named fields rather than a tuple, whose optional parts Swift copies through
+    /// run-time type information (<doc:Performance>).
+    private struct SentAttempt {
+        var outcome: Outcome
+        /// The request sent, or `nil` when it could not be built.
+        var request: HTTPRequest?
+        /// The interceptors to ask about a retry, when the attempt went through any.
+        var intercepted: Intercepted?
+    }
+
+    /// The interceptors an attempt went through, with their context: those asked about a retry.
+    struct Intercepted {
+        var interceptors: [any RequestInterceptor]
+        var context: InterceptorContext
     }
 
     /// The outcome of an attempt whose only stage is the cache: a hit is answered at once, without the pipeline's
     /// task; otherwise the stage, with the lookup made, sends through `send`, to the transport, which heeds
     /// cancellation and the timeout as it does without a cache. Nothing checks what the stage passes on: the request,
     /// or it with validators the server sent (<doc:Performance>, "HTTP cache").
-    private func cached(
+    private nonisolated(nonsending) func cached(
         _ request: HTTPRequest, by cache: HTTPCache, context: InterceptorContext, remaining: TimeInterval?,
         signal: CancellationSignal?, on client: SimpleNetworking,
         send:
@@ -556,7 +569,7 @@ extension SimpleRequest {
     }
 
     /// The hops of one attempt (``SimpleNetworking/perform(_:for:destination:signal:timer:)``), as an outcome.
-    private static func performed(
+    private static nonisolated(nonsending) func performed(
         _ request: HTTPRequest, for parts: Parts, destination: (any ResponseDestination)?, on client: SimpleNetworking,
         signal: CancellationSignal?, timer: AttemptTimer?
     ) async -> Outcome {

@@ -31,7 +31,7 @@ extension SimpleRequest {
     /// request with no handlers at all: the job would cost two thread switches per request and run none of the app's
     /// code.
     /// - Returns: The decision, and the record with the retry it counted.
-    func runHandlers(
+    nonisolated(nonsending) func runHandlers(
         for outcome: Outcome, on client: SimpleNetworking, execution id: Int, context: HandlingContext
     ) async -> (Decision, ExecutionRecord) {
         let transformed = transformedValue(of: outcome, on: client, context: context)

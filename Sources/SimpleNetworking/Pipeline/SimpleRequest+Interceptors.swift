@@ -42,7 +42,7 @@ extension SimpleRequest {
     func interceptorRetry(
         after outcome: Outcome, interceptors: [any RequestInterceptor], context: InterceptorContext,
         streamedBody: Bool, signal: CancellationSignal?
-    ) async -> (retry: Retry, interceptor: String)? {
+    ) async -> InterceptorRetry? {
         if case .failure(.cancelled) = outcome { return nil }
         guard !interceptors.isEmpty, !(Task.isCancelled || signal?.isCancelled == true), !streamedBody else {
             return nil
@@ -55,10 +55,18 @@ extension SimpleRequest {
                 case .retry: delay = 0
                 case .retryAfter(let seconds): delay = seconds.isNaN ? 0 : max(0, seconds)
                 }
-                return (Retry(countsAgainstLimit: true, delay: delay), String(describing: type(of: interceptor)))
+                return InterceptorRetry(
+                    retry: Retry(countsAgainstLimit: true, delay: delay),
+                    interceptor: String(describing: type(of: interceptor)))
             }
             return nil
         }
+    }
+
+    /// The retry an interceptor asked for, and the interceptor's name for the attempt's history.
+    struct InterceptorRetry: Sendable {
+        var retry: Retry
+        var interceptor: String
     }
 
     /// Runs `body` in a task of its own and returns what it returns, or `cancelled` at once when the execution is

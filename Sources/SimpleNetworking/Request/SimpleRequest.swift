@@ -293,7 +293,9 @@ extension SimpleRequest {
     /// A body as given; JSON is encoded when each attempt is sent.
     enum Body: Sendable {
         case data(Data, MediaType?)
-        case json(any Encodable & Sendable)
+        /// `indirect`: a value of unknown type is held in a box, so that a request's parts are copied by plain
+        /// reference counting, not through run-time type information (<doc:Performance>).
+        indirect case json(any Encodable & Sendable)
         /// A file, streamed from disk as it is sent.
         case file(URL, MediaType?)
         /// A multipart form, encoded for each attempt.

@@ -80,6 +80,11 @@ public struct SimpleResponse: Sendable {
             Fields(statusCode: statusCode, headers: headers, body: body, url: url, httpVersion: httpVersion))
     }
 
+    /// Creates a response that came from `source`, in one object: the HTTP cache's answers.
+    init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, source: ResponseSource) {
+        storage = Storage(Fields(statusCode: statusCode, headers: headers, body: body, url: url, source: source))
+    }
+
     private init(_ fields: Fields) {
         storage = Storage(fields)
     }

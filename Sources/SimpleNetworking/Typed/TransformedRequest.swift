@@ -113,8 +113,9 @@ extension SimpleRequest {
 ///
 /// `@unchecked Sendable`: the value is made in the execution and handed over once, to the value handlers and to the
 /// caller that awaits it, never shared while it changes. ``SimpleRequest/decode(_:decoder:on:)`` decodes any
-/// `Decodable`, `Sendable` or not, as it always has.
-struct TransformedValue: @unchecked Sendable {
+/// `Decodable`, `Sendable` or not, as it always has. A class: a value of unknown type held in one reference, so that
+/// the response fields that carry it are copied by plain reference counting (<doc:Performance>).
+final class TransformedValue: @unchecked Sendable {
     let value: Any
 
     init(_ value: Any) {
