@@ -99,8 +99,9 @@ extension SimpleRequest {
     /// - Parameter valueStep: The value step of this execution instead of the request's own, for
     ///   ``decode(_:decoder:on:)``: its value arrives with the response (``SimpleResponse/transformedValue``).
     /// - Returns: The execution's outcome, or `nil` when one is already running.
-    nonisolated(nonsending) func runInCaller(on client: SimpleNetworking, valueStep: Transform? = nil) async -> Outcome?
-    {
+    nonisolated(nonsending) func runInCaller(
+        on client: SimpleNetworking, valueStep: Transform? = nil
+    ) async -> Outcome? {
         let signal = CancellationSignal()
         guard let id = begin(on: client, continuing: false, live: { LiveExecution(id: $0, signal: signal) }) else {
             return nil
