@@ -26,6 +26,10 @@ import Foundation
 /// The file goes in that order: how an execution starts, the loop, the gate `execute(request:)`'s `super` opens, one
 /// attempt, the end, and last the execution's state (what it has done, the execution in progress, the gate). The
 /// "How a request runs" article in the documentation describes each step.
+///
+/// The execution's own async steps are `nonisolated(nonsending)`: they run where their caller runs (the public
+/// entry points, which leave the caller's actor once), with no check of the executor at every step
+/// (<doc:Performance>, "HTTP cache").
 extension SimpleRequest {
     /// The result an execution ends with, as the awaiting side sees it.
     package typealias Outcome = Result<SimpleResponse, SimpleNetworkingError>

@@ -175,8 +175,10 @@ extension String {
     }
 
     /// ``equalsIgnoringASCIICase(_:)`` for a string of the same length: header names are native strings, compared
-    /// on their contiguous bytes, which is several times faster than walking two UTF-8 views.
+    /// on their contiguous bytes, which is several times faster than walking two UTF-8 views. Names spelled alike,
+    /// the common case, are told first by plain equality, which compares a short string's bits in place.
     private func sameLengthEqualsIgnoringASCIICase(_ other: String) -> Bool {
+        if self == other { return true }
         let compared = utf8.withContiguousStorageIfAvailable { lhs in
             other.utf8.withContiguousStorageIfAvailable { rhs -> Bool in
                 guard lhs.count == rhs.count else { return false }
