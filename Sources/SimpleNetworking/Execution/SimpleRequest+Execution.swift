@@ -239,7 +239,7 @@ extension SimpleRequest {
             let snapshot = state.withLock { $0.snapshot(on: chosen) }
             let sent = await attempt(snapshot, on: chosen, record: &record, signal: signal)
             if sent.request != nil {
-                var asked: InterceptorRetry?
+                var asked: RetryAsked?
                 if let intercepted = sent.intercepted {
                     asked = await interceptorRetry(
                         after: sent.outcome, interceptors: intercepted.interceptors, context: intercepted.context,

@@ -42,7 +42,7 @@ extension SimpleRequest {
     func interceptorRetry(
         after outcome: Outcome, interceptors: [any RequestInterceptor], context: InterceptorContext,
         streamedBody: Bool, signal: CancellationSignal?
-    ) async -> InterceptorRetry? {
+    ) async -> RetryAsked? {
         if case .failure(.cancelled) = outcome { return nil }
         guard !interceptors.isEmpty, !(Task.isCancelled || signal?.isCancelled == true), !streamedBody else {
             return nil
@@ -55,7 +55,7 @@ extension SimpleRequest {
                 case .retry: delay = 0
                 case .retryAfter(let seconds): delay = seconds.isNaN ? 0 : max(0, seconds)
                 }
-                return InterceptorRetry(
+                return RetryAsked(
                     retry: Retry(countsAgainstLimit: true, delay: delay),
                     interceptor: String(describing: type(of: interceptor)))
             }
@@ -64,7 +64,7 @@ extension SimpleRequest {
     }
 
     /// The retry an interceptor asked for, and the interceptor's name for the attempt's history.
-    struct InterceptorRetry: Sendable {
+    struct RetryAsked: Sendable {
         var retry: Retry
         var interceptor: String
     }
