@@ -458,11 +458,8 @@ extension SimpleRequest {
             intercepted = Intercepted(interceptors: asked, context: context)
             if let cache, asked.isEmpty {
                 outcome = await cached(
-                    request, by: cache, context: context, remaining: remaining, signal: signal, on: client
-                ) { [parts] request, heeded throws(SimpleNetworkingError) in
-                    try await client.perform(
-                        request, for: parts, destination: destination, signal: heeded, timer: timer)
-                }
+                    request, for: parts, by: cache, context: context, remaining: remaining, signal: signal, on: client,
+                    timer: timer)
             } else {
                 let deadlineError = SimpleNetworkingError.deadlineExceeded(
                     seconds: record.deadline ?? 0, attempts: [])
@@ -512,15 +509,13 @@ extension SimpleRequest {
     }
 
     /// The outcome of an attempt whose only stage is the cache: a hit is answered at once, without the pipeline's
-    /// task; otherwise the stage, with the lookup made, sends through `send`, to the transport, which heeds
-    /// cancellation and the timeout as it does without a cache. Nothing checks what the stage passes on: the request,
-    /// or it with validators the server sent (<doc:Performance>, "HTTP cache").
+    /// task; otherwise the stage, with the lookup made, sends through `send`, to the transport (the hops of
+    /// ``SimpleNetworking/perform(_:for:destination:signal:timer:)``), which heeds cancellation and the timeout as it
+    /// does without a cache. Nothing checks what the stage passes on: the request, or it with validators the server
+    /// sent (<doc:Performance>, "HTTP cache"). The cache takes part only in attempts without a destination.
     private nonisolated(nonsending) func cached(
-        _ request: HTTPRequest, by cache: HTTPCache, context: InterceptorContext, remaining: TimeInterval?,
-        signal: CancellationSignal?, on client: SimpleNetworking,
-        send:
-            @escaping @Sendable (HTTPRequest, CancellationSignal?) async throws(SimpleNetworkingError)
-            -> SimpleResponse
+        _ request: HTTPRequest, for parts: Parts, by cache: HTTPCache, context: InterceptorContext,
+        remaining: TimeInterval?, signal: CancellationSignal?, on client: SimpleNetworking, timer: AttemptTimer?
     ) async -> Outcome {
         var stage = CacheStage(cache: cache)
         var onlyStoring = false
@@ -530,6 +525,11 @@ extension SimpleRequest {
             if let response = found.response { return .success(response) }
             onlyStoring = CacheStage.leavesOnlyStoring(found.lookup)
             if !onlyStoring { stage.lookedUp = found.lookup }
+        }
+        // Made only when the request is sent: a hit answers without it.
+        let send: @Sendable (HTTPRequest, CancellationSignal?) async throws(SimpleNetworkingError) -> SimpleResponse = {
+            [parts] request, heeded throws(SimpleNetworkingError) in
+            try await client.perform(request, for: parts, destination: nil, signal: heeded, timer: timer)
         }
         let heedsSignal = client.transport.capabilities.contains(.transferCancellation)
         if heedsSignal, onlyStoring {
