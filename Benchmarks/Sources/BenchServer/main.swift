@@ -107,8 +107,10 @@ final class Responder: ChannelInboundHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
         let keepAlive = keepAlive
+        // The context is used on its event loop only, where the write completes.
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            if !keepAlive { context.close(promise: nil) }
+            if !keepAlive { bound.value.close(promise: nil) }
         }
     }
 
@@ -194,8 +196,11 @@ let bootstrap = ServerBootstrap(group: group)
     .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         acceptances.count += 1
-        return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-            channel.pipeline.addHandler(Responder(acceptances: acceptances, eventStreams: eventStreams))
+        // On the channel's event loop, where the handler is made and added.
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+            try channel.pipeline.syncOperations.addHandler(
+                Responder(acceptances: acceptances, eventStreams: eventStreams))
         }
     }
 do {
