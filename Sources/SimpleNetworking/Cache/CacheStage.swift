@@ -112,8 +112,7 @@ struct CacheStage: RequestInterceptor {
             return try await fetch(request, stored: stored, context: context, next: next)
         case .gatewayTimeout:
             // only-if-cached, and nothing stored may answer (RFC 9111 section 5.2.1.7).
-            var response = SimpleResponse(statusCode: 504, url: request.url)
-            response.source = .cache
+            let response = SimpleResponse(statusCode: 504, headers: [:], body: Data(), url: request.url, source: .cache)
             context.client.emit(
                 .cacheAnswered(source: .cache, statusCode: 504), for: request, requestID: context.requestID)
             return response

@@ -503,7 +503,7 @@ extension SimpleRequest {
     }
 
     /// The interceptors an attempt went through, with their context: those asked about a retry.
-    struct Intercepted {
+    private struct Intercepted {
         var interceptors: [any RequestInterceptor]
         var context: InterceptorContext
     }
