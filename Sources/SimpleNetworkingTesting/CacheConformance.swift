@@ -30,6 +30,10 @@ import SimpleNetworking
 /// `PUT`, `PATCH` and `DELETE`, with `Location` and `Content-Location`. Where a case of the suite is a "check" (no
 /// requirement) or optional and this cache answers otherwise, the table keeps this cache's answer, as the library's
 /// HTTP caching article describes.
+///
+/// Its scenarios (``scenarioIDs``, ``runScenario(_:)``) check, over the same transport, the promises a table of one
+/// client cannot: a disk cache across clients and when damaged, the byte limit and eviction, the sources reported,
+/// and invalidation across origins.
 public struct CacheConformance: Sendable {
     /// One case that did not hold.
     public struct Failure: Sendable, CustomStringConvertible {

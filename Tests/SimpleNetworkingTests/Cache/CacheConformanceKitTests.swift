@@ -20,6 +20,29 @@ struct CacheConformanceKitTests {
         #expect(failure == nil, "\(caseID): \(failure ?? "")")
     }
 
+    @Test("Every scenario holds over the URLSession transport", arguments: CacheConformance.scenarioIDs)
+    func urlSessionScenario(id: String) async {
+        let kit = CacheConformance { _ in URLSessionTransport(configuration: SimpleNetworking.Configuration()) }
+        let failure = await kit.runScenario(id)
+        #expect(failure == nil, "\(id): \(failure ?? "")")
+    }
+
+    @Test(
+        "Every scenario holds over MockTransport serving the scenario's server", arguments: CacheConformance.scenarioIDs
+    )
+    func mockTransportScenario(id: String) async {
+        let failure = await CacheConformance { MockTransport(serving: $0) }.runScenario(id)
+        #expect(failure == nil, "\(id): \(failure ?? "")")
+    }
+
+    @Test("A client whose cache is off fails every scenario; an unknown scenario is refused")
+    func scenariosCatchMissingCache() async {
+        let kit = CacheConformance(configure: { $0.cache = nil }) { MockTransport(serving: $0) }
+        let failures = await kit.runScenarios()
+        #expect(failures.map(\.caseID) == CacheConformance.scenarioIDs, "\(failures)")
+        #expect(await kit.runScenario("no-such-scenario") == "no such scenario")
+    }
+
     /// The cases in which a stored response answers without a request: a client without a cache fails each.
     static let answeredFromStorage: [String] = CacheConformance.cases.filter { entry in
         entry.steps.contains { step in
