@@ -129,6 +129,42 @@ struct ResumableDownloadTests {
         }
     }
 
+    @Test("A first answer with a content coding is not resumed: the retry asks for the whole file, which comes whole")
+    func codedAnswerRestarts() async throws {
+        let server = try MockServer()
+        defer { server.shutdown() }
+        let coded = GzipBomb.control
+        let fields = [("ETag", #""g1""#), ("Content-Encoding", "gzip")]
+        server.route { request in
+            // A server that serves ranges of the coded bytes: a resume would append coded bytes to decoded ones.
+            if let range = request.header("Range"), let start = Int(range.dropFirst("bytes=".count).dropLast()),
+                start < coded.count
+            {
+                return MockResponse(
+                    status: 206,
+                    headers: fields + [("Content-Range", "bytes \(start)-\(coded.count - 1)/\(coded.count)")],
+                    body: coded.subdata(in: start..<coded.count))
+            }
+            let faults: [MockFault] = request.sequenceNumber == 0 ? [.dropAfterBodyBytes(coded.count / 2)] : []
+            return MockResponse(status: 200, headers: fields, body: coded, faults: faults)
+        }
+        let api = makeLoopbackClient(server) { configuration in
+            configuration.clock = TestClock().simpleClock
+            configuration.retryPolicy = RetryPolicy(maximumAttempts: 3)
+        }
+        defer { api.close() }
+        let directory = try ScratchDirectory()
+        let destination = directory.file("zeros.bin")
+
+        let response = try await api.get("/zeros").download(to: destination)
+
+        #expect(response.statusCode == 200)
+        #expect(server.requestCount == 2)
+        #expect(server.requests.last?.header("Range") == nil)
+        #expect(try Data(contentsOf: destination) == Data(count: GzipBomb.controlDecodedSize))
+        #expect(directory.names == ["zeros.bin"], "left behind: \(directory.names)")
+    }
+
     @Test(
         "A 206 that does not start where the file ends is refused: badServerResponse, nothing left behind",
         arguments: [false, true])
