@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "fuzz-content-decoder", targets: ["FuzzContentDecoder"]),
         .executable(name: "fuzz-cache-control", targets: ["FuzzCacheControl"]),
         .executable(name: "fuzz-cache-entry", targets: ["FuzzCacheEntry"]),
+        .executable(name: "fuzz-download-resumption", targets: ["FuzzDownloadResumption"]),
     ],
     dependencies: [
         .package(name: "SimpleNetworking", path: ".."),
@@ -54,6 +55,7 @@ let package = Package(
         .executableTarget(name: "FuzzEventStream", dependencies: ["FuzzHarness", "SimpleNetworking"]),
         .executableTarget(name: "FuzzCacheControl", dependencies: ["FuzzHarness", "SimpleNetworking"]),
         .executableTarget(name: "FuzzCacheEntry", dependencies: ["FuzzHarness", "SimpleNetworking"]),
+        .executableTarget(name: "FuzzDownloadResumption", dependencies: ["FuzzHarness", "SimpleNetworking"]),
         .executableTarget(
             name: "FuzzContentDecoder",
             dependencies: [
