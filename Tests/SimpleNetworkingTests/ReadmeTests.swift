@@ -9,7 +9,8 @@ import Testing
 /// `ReadmeSamples.swift` files. The Swift blocks of the article `X.md` in the DocC catalog are the regions between
 /// `// DOC-SAMPLE: X/name` and `// DOC-SAMPLE-END` in any Swift file under a `DocSamples` folder of the tests: the
 /// library's, and the AsyncHTTPClient engine's, which its own package compiles and runs (the library's tests cannot
-/// import the engine).
+/// import the engine). The Swift blocks of the `///` comments in a source file `F` (under `Sources/` or the engine's
+/// `Sources/`) are the regions between `// SYMBOL-SAMPLE: F#name` and `// SYMBOL-SAMPLE-END` in the same folders.
 @Suite("README samples are the compiled ones")
 struct ReadmeTests {
     /// At least this many samples on each side; README.md has more, so losing most of them cannot go unnoticed.
@@ -54,6 +55,92 @@ struct ReadmeTests {
 }
 
 extension ReadmeTests {
+    /// The `///` comments' Swift blocks (what DocC shows on each symbol's page) against the `SYMBOL-SAMPLE` regions.
+    @Suite("Symbol documentation samples are the compiled ones")
+    struct SymbolDocs {
+        /// The folders whose Swift files' `///` comments are checked: the library's and the engine's sources.
+        static let sourceFolders = ["Sources", "Engines/AsyncHTTPClient/Sources"]
+        /// At least this many samples, so that a scan that finds no comment cannot pass.
+        static let minimumSamples = 40
+
+        /// Every region under the `DocSamples` folders, keyed by `F#name`.
+        static func regions() throws -> [String: String] {
+            let files = try DocumentSamples.docSampleFolders.flatMap(DocumentSamples.swiftFiles(under:))
+            return try DocumentSamples.regions(marker: "SYMBOL-SAMPLE", in: files)
+        }
+
+        /// The source file a region belongs to: the part of its name before the last `#`.
+        static func sourceFile(of name: String) throws -> String {
+            guard let hash = name.lastIndex(of: "#"), hash != name.startIndex else {
+                throw DocumentSamples.MalformedFile(
+                    description: "SYMBOL-SAMPLE '\(name)' does not name File.swift#name")
+            }
+            return String(name[..<hash])
+        }
+
+        /// The fenced blocks of every `///` comment in `file`: each run of `///` lines, without the slashes and the
+        /// one space after them.
+        static func commentBlocks(in file: String) throws -> [DocumentSamples.Block] {
+            var blocks: [DocumentSamples.Block] = []
+            var comment: [String] = []
+            for line in try DocumentSamples.read(file).components(separatedBy: "\n") + [""] {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix("///") {
+                    let text = trimmed.dropFirst(3)
+                    comment.append(String(text.hasPrefix(" ") ? text.dropFirst() : text))
+                } else if !comment.isEmpty {
+                    blocks += try DocumentSamples.fencedBlocks(of: comment.joined(separator: "\n"))
+                    comment = []
+                }
+            }
+            return blocks
+        }
+
+        /// Every Swift source file of ``sourceFolders`` with its comments' fenced blocks.
+        static func sourceBlocks() throws -> [(file: String, blocks: [DocumentSamples.Block])] {
+            try sourceFolders.flatMap(DocumentSamples.swiftFiles(under:)).map { ($0, try commentBlocks(in: $0)) }
+        }
+
+        @Test("Every SYMBOL-SAMPLE region names a source file whose comments show it verbatim")
+        func regionsAreInTheirFiles() throws {
+            let shown = Dictionary(
+                uniqueKeysWithValues: try Self.sourceBlocks().map { ($0.file, $0.blocks.filter(\.isSwift).map(\.text)) }
+            )
+            for (name, region) in try Self.regions().sorted(by: { $0.key < $1.key }) {
+                let file = try Self.sourceFile(of: name)
+                guard let blocks = shown[file] else {
+                    Issue.record("SYMBOL-SAMPLE '\(name)' names \(file), which is not a source file")
+                    continue
+                }
+                #expect(blocks.contains(region), "\(file)'s comments lack sample '\(name)' as compiled")
+            }
+        }
+
+        @Test("Every Swift block of every /// comment is a compiled region of its file")
+        func commentsHaveNoUncompiledSwift() throws {
+            var compiled: [String: Set<String>] = [:]
+            for (name, region) in try Self.regions() {
+                compiled[try Self.sourceFile(of: name), default: []].insert(region)
+            }
+            var samples = 0
+            for (file, blocks) in try Self.sourceBlocks() {
+                for block in blocks {
+                    if block.isSwift {
+                        samples += 1
+                        let isCompiled = compiled[file]?.contains(block.text) ?? false
+                        #expect(
+                            isCompiled,
+                            "\(file) has a /// Swift block with no SYMBOL-SAMPLE '\(file)#...':\n\(block.text)")
+                    } else {
+                        #expect(
+                            !block.looksLikeSwift,
+                            "\(file) has Swift code in a /// ```\(block.info) block:\n\(block.text)")
+                    }
+                }
+            }
+            #expect(samples >= Self.minimumSamples, "the sources' comments hold only \(samples) Swift samples")
+        }
+    }
     /// The DocC articles' Swift blocks against the `DOC-SAMPLE` regions.
     @Suite("DocC article samples are the compiled ones")
     struct Articles {
