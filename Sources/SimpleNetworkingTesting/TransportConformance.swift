@@ -19,7 +19,9 @@ import SimpleNetworking
 /// cancelled before it calls the transport sends nothing (even with an idle connection at hand); failures
 /// come in the right ``TransportFailure/Category``; a response whose `Content-Length` fields disagree fails as
 /// `badServerResponse` and its connection is closed (RFC 9112, section 6.3), so that no later request is written on it;
-/// headers and bodies arrive byte for byte; repeated response header fields stay apart; a chunked body followed by
+/// headers and bodies arrive byte for byte; repeated response header fields stay apart; a response's
+/// `Content-Encoding` stays in its head when the transport decodes the body (a download never resumes from decoded
+/// bytes: the library's "Large transfers" article); a chunked body followed by
 /// trailer fields arrives whole; `send(_:options:transfer:)` gives the transfer the head and the whole body, and sends
 /// a body file byte for byte.
 ///
@@ -53,7 +55,7 @@ public struct TransportConformance: Sendable {
     public static let checks = [
         "redirectReturned", "bodyLimit", "timeout", "cancellation", "cancelledBeforeSending", "transferCancellation",
         "cannotConnect", "connectionLost", "closedWithoutResponse", "invalidFramingClosesConnection", "bytesSent",
-        "repeatedResponseHeaders",
+        "repeatedResponseHeaders", "contentCodingNamed",
         "transferStreamed", "bodyFileSent", "firstBytesBeforeEnd", "endlessBodyAbandoned",
         "stoppedBodyClosesConnection", "uploadProgressBeforeEnd", "trailerFields", "bytesBeforeDropDelivered",
     ]
@@ -104,6 +106,7 @@ public struct TransportConformance: Sendable {
         case "invalidFramingClosesConnection": return await invalidFramingClosesConnection(transport, server)
         case "bytesSent": return await bytesSent(transport, server)
         case "repeatedResponseHeaders": return await repeatedResponseHeaders(transport, server)
+        case "contentCodingNamed": return await contentCodingNamed(transport, server)
         case "transferStreamed": return await transferStreamed(transport, server)
         case "bodyFileSent": return await bodyFileSent(transport, server)
         case "firstBytesBeforeEnd": return await firstBytesBeforeEnd(transport, server)
@@ -362,6 +365,29 @@ public struct TransportConformance: Sendable {
         guard case .success(let response) = result else { return "expected a response, got \(result)" }
         let received = response.headers.values(for: "Set-Cookie")
         return received == cookies ? nil : "Set-Cookie fields arrived as \(received)"
+    }
+
+    /// A gzip body and what it decodes to, made with Python's `gzip` module (its time field zero).
+    private static let coded = (
+        gzip: Data(
+            base64Encoded: "H4sIAAAAAAACAwvOzC3ISfVLLSnPL8rOzEtXyE5NLShWKMlIVUjOTwEK6CkEj0QlAH064lEYAQAA") ?? Data(),
+        decoded: Data(String(repeating: "SimpleNetworking keeps the coding. ", count: 8).utf8)
+    )
+
+    private func contentCodingNamed(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {
+        let coded = Self.coded
+        server.route { _ in MockResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: coded.gzip) }
+        let result = await send(transport, HTTPRequest(method: .get, url: server.url("/coded")))
+        guard case .success(let response) = result, response.statusCode == 200 else {
+            return "expected the gzip body, got \(result)"
+        }
+        // Decoded or not, the body is the representation's coding: a download must not resume from it.
+        let named = response.headers.values(for: "Content-Encoding").map { $0.lowercased() }
+        guard named.contains("gzip") else { return "the head names the coding as \(named)" }
+        guard response.body == coded.decoded || response.body == coded.gzip else {
+            return "the body arrived as \(response.body.count) bytes, neither coded nor decoded"
+        }
+        return nil
     }
 
     private func transferStreamed(_ transport: any HTTPTransport, _ server: MockServer) async -> String? {

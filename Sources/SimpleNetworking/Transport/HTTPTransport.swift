@@ -35,8 +35,9 @@ public protocol HTTPTransport: Sendable {
     /// ``HTTPTransfer/deliver(_:)``, which returns once the consumer has taken it: a transport that can pause reads
     /// the next piece only then. One that cannot (URLSession on Linux cannot pause libcurl) calls
     /// ``HTTPTransfer/receive(_:)`` instead, and the consumer fails the transfer when its buffer is full. A declared
-    /// `Content-Length` is never a reason to allocate. The body-size limit in `options` counts decoded bytes.
-    /// Cancelling the calling task must stop the request and throw ``SimpleNetworkingError/cancelled``; so must
+    /// `Content-Length` is never a reason to allocate. The body-size limit in `options` counts decoded bytes. A body
+    /// the transport decodes keeps its `Content-Encoding` field in the head: a download resumes only from bytes that
+    /// are the representation's own (<doc:LargeTransfers>). Cancelling the calling task must stop the request and throw ``SimpleNetworkingError/cancelled``; so must
     /// cancelling the transfer, for a transport that declares ``TransportCapabilities/transferCancellation``.
     /// - Parameters:
     ///   - request: The request, already validated, with every header merged in.

@@ -157,43 +157,6 @@ struct ContentDecodingTests {
         #expect(outcomes.failed > 1_000, "most mangled bodies must fail: \(outcomes)")
     }
 
-    @Test("A download whose first answer was gzip is not resumed: the retry asks for the whole file, which comes whole")
-    func codedDownloadRestarts() async throws {
-        let server = try MockServer()
-        defer { server.shutdown() }
-        let coded = Compressed.mebibyteOfZeros
-        let fields = [("ETag", #""g1""#), ("Content-Encoding", "gzip")]
-        server.route { request in
-            // A server that serves ranges of the coded bytes: a resume would append coded bytes to decoded ones.
-            if let range = request.header("Range"), let start = Int(range.dropFirst("bytes=".count).dropLast()),
-                start < coded.count
-            {
-                return MockResponse(
-                    status: 206,
-                    headers: fields + [("Content-Range", "bytes \(start)-\(coded.count - 1)/\(coded.count)")],
-                    body: coded.subdata(in: start..<coded.count))
-            }
-            let faults: [MockFault] = request.sequenceNumber == 0 ? [.dropAfterBodyBytes(coded.count / 2)] : []
-            return MockResponse(status: 200, headers: fields, body: coded, faults: faults)
-        }
-        var configuration = SimpleNetworking.Configuration()
-        configuration.clock = TestClock().simpleClock
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3)
-        let client = SimpleNetworking(
-            baseURL: server.baseURL, transport: AsyncHTTPClientTransport(), configuration: configuration)
-        defer { client.close() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("engine-coded-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("zeros.bin")
-
-        let response = try await client.get("/zeros").download(to: destination)
-
-        #expect(response.statusCode == 200)
-        #expect(server.requestCount == 2)
-        #expect(server.requests.last?.header("Range") == nil)
-        #expect(try Data(contentsOf: destination) == Data(count: 1024 * 1024))
-    }
-
     /// The response the engine returns for `response`.
     private func send(_ response: MockResponse, options: TransportOptions = TransportOptions(timeout: 10)) async throws
         -> SimpleResponse
