@@ -11,7 +11,7 @@ import Foundation
 ///
 /// ```swift
 /// extension SimpleNetworking {
-///     static let shared = SimpleNetworking(baseURL: URL(string: "https://api.example.com")!)
+///     static let github = SimpleNetworking(baseURL: URL(string: "https://api.github.com")!)
 /// }
 /// ```
 ///
@@ -187,7 +187,11 @@ open class SimpleNetworking: @unchecked Sendable {
     /// ```swift
     /// override func execute(request: SimpleRequest) {
     ///     if request.httpStatusHandlers[401] == nil {
-    ///         request.on(httpStatus: 401) { request, _ in /* authenticate, then */ request.retry(); return false }
+    ///         request.on(httpStatus: 401) { request, _ in
+    ///             // Authenticate, then:
+    ///             request.retry()
+    ///             return false
+    ///         }
     ///     }
     ///     super.execute(request: request)
     /// }

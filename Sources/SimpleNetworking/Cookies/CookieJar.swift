@@ -8,7 +8,7 @@ import Foundation
 /// ```swift
 /// let jar = CookieJar()
 /// jar.receive(setCookie: ["session=abc; Path=/; HttpOnly"], from: URL(string: "https://example.com/login")!)
-/// jar.cookieHeader(for: URL(string: "https://example.com/account")!)  // "session=abc"
+/// let header = jar.cookieHeader(for: URL(string: "https://example.com/account")!)  // "session=abc"
 /// ```
 ///
 /// The rules: host-only and domain cookies, with no `Domain` that is a public suffix or that does not domain-match

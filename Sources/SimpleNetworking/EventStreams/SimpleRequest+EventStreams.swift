@@ -98,7 +98,7 @@ extension SimpleRequest {
     /// client's. To change only some of the client's options, edit them with ``eventStream(editing:)``.
     ///
     /// ```swift
-    /// api.post("/jobs").body(json: job).eventStream(EventStreamOptions(reconnects: true)).events()
+    /// let progress = api.post("/jobs").body(json: job).eventStream(EventStreamOptions(reconnects: true)).events()
     /// ```
     /// - Parameter options: The options; they replace any that an earlier call set or edited.
     /// - Returns: This request.
@@ -115,7 +115,7 @@ extension SimpleRequest {
     ///
     /// ```swift
     /// // The client's idle timeout and event size limit, without reconnecting.
-    /// api.get("/feed").eventStream(editing: { $0.reconnects = false }).events()
+    /// let feed = api.get("/feed").eventStream(editing: { $0.reconnects = false }).events()
     /// ```
     ///
     /// The edit runs when the stream starts, on the options of the client that runs it (or those an earlier

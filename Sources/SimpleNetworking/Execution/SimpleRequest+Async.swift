@@ -7,7 +7,7 @@ extension SimpleRequest {
     /// awaiting task cancels the request.
     ///
     /// ```swift
-    /// let response = try await api.get("/users/1").response()           // bound by api.get
+    /// let response = try await api.get("/users/1").response()  // bound by api.get
     /// let other = try await SimpleNetworking.get("/users/2").response(on: api)
     /// ```
     /// - Parameter client: The client to run on; `nil` (the default) for the client the request is bound to (one

@@ -6,8 +6,8 @@ import Foundation
 /// ``add(name:value:)`` keeps repeated fields such as `Set-Cookie` apart.
 ///
 /// ```swift
-/// var headers: HTTPHeaders = ["Accept": "application/json"]
-/// headers["accept"]  // "application/json"
+/// let headers: HTTPHeaders = ["Accept": "application/json"]
+/// let accept = headers["accept"]  // "application/json"
 /// ```
 public struct HTTPHeaders: Sendable, Hashable {
     /// One header field as it appears on the wire.
