@@ -256,7 +256,7 @@ extension SimpleRequest {
     /// nothing is sent; over URLSession a GET or HEAD request cannot carry one.
     ///
     /// ```swift
-    /// try await api.put("/backups/today").body(fileAt: archive).progress { print($0.bytesCompleted) }.response()
+    /// _ = try await api.put("/backups/today").body(fileAt: archive).progress { print($0.bytesCompleted) }.response()
     /// ```
     /// - Parameters:
     ///   - file: The file URL.

@@ -58,7 +58,7 @@ extension SimpleRequest {
     /// Adds a handler for the progress of the request body as it is sent, as ``progress(_:)`` describes.
     ///
     /// ```swift
-    /// try await api.post("/photos").body(fileAt: photo)
+    /// _ = try await api.post("/photos").body(fileAt: photo)
     ///     .uploadProgress { print("sent \($0.bytesCompleted) of \($0.bytesExpected ?? 0) bytes") }
     ///     .response()
     /// ```

@@ -17,6 +17,7 @@ import Foundation
 ///     }
 /// }
 ///
+/// let notes = Notes(baseURL: baseURL, tenant: "acme")
 /// let note = try await api.send(notes.note(id: 7))
 /// ```
 public struct APICall<Response: Decodable & Sendable>: Endpoint {
