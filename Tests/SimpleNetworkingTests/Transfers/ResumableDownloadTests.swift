@@ -250,6 +250,27 @@ struct ResumableDownloadTests {
         #expect(directory.names == ["done.bin"])
     }
 
+    @Test(
+        "A validator file that is empty, longer than any validator or broken across lines is not used: the file comes whole",
+        arguments: [Data(), Data(repeating: UInt8(ascii: "v"), count: 4_096), Data("\"v1\"\n".utf8)])
+    func unusableValidatorFile(validator: Data) async throws {
+        let body = patternedBytes(50_000, seed: 4)
+        let server = try RangeServer(body: body)
+        defer { server.shutdown() }
+        let api = client(server)
+        defer { api.close() }
+        let directory = try ScratchDirectory()
+        try body.prefix(20_000).write(to: directory.file(".kept.bin.partial"))
+        try validator.write(to: directory.file(".kept.bin.partial-validator"))
+
+        let response = try await api.get("/file").download(to: directory.file("kept.bin"), resumable: true)
+
+        #expect(response.statusCode == 200)
+        #expect(server.server.requests.first?.header("Range") == nil)
+        #expect(try Data(contentsOf: directory.file("kept.bin")) == body)
+        #expect(directory.names == ["kept.bin"], "left behind: \(directory.names)")
+    }
+
     @Test("Without resumable, a download that fails for good leaves no partial file")
     func failedDownloadLeavesNothing() async throws {
         let server = try RangeServer(body: patternedBytes(Self.size), dropAfter: 100_000)
