@@ -237,8 +237,9 @@ func docCraneCall(host: URL, log: EventLog) async throws -> Int {
     let response = try await session.send(UserDetailsRequest(userID: 42))
     print("\(response.name) is \(response.age)")
     // DOC-SAMPLE-END
-    // The handler-style request may still be running: the awaited one does not wait for it.
-    _ = await eventually { !log.all.isEmpty }
+    // The handler-style request may still be running: the awaited one does not wait for it, and closing the session
+    // would cancel it. Both lines are awaited before the session closes.
+    _ = await eventually { log.all.count == 2 }
     session.close()
     return response.age
 }
