@@ -165,7 +165,7 @@ struct ReadmeSampleTests {
         defer { api.close() }
         let model = UserModel()
         model.load(from: api)
-        for _ in 0..<3000 where model.name.isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(await eventuallyOnMainActor { !model.name.isEmpty })
         #expect(model.name == "Ada")
     }
 

@@ -75,6 +75,20 @@ func eventually(timeout: TimeInterval = 30, _ condition: @Sendable () -> Bool) a
     return condition()
 }
 
+/// Whether `condition`, checked on the main actor, becomes true within `timeout` seconds, scaled by `timeScale` as
+/// `eventually`'s bound is: it only catches a hang. Under ThreadSanitizer `MainActorHandlerTests`' event-stream test
+/// took 24 to 33 s in every CI run, and once ran out of an unscaled 30 s.
+@MainActor func eventuallyOnMainActor(timeout: TimeInterval = 30, _ condition: @MainActor () -> Bool) async
+    -> Bool
+{
+    let end = Date().addingTimeInterval(timeout * timeScale)
+    while !condition() {
+        if Date() > end { return false }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return true
+}
+
 // swift-format-ignore: NeverForceUnwrap
 let exampleBaseURL = URL(string: "https://api.example.com/v1")!  // a literal that always parses
 

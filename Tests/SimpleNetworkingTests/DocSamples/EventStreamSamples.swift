@@ -162,12 +162,11 @@ struct EventStreamSampleTests {
         defer { api.close() }
         let model = NotificationsModel()
         let request = model.follow(on: api)
-        for _ in 0..<3000 where model.messages.isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(await eventuallyOnMainActor { !model.messages.isEmpty })
         #expect(model.messages == ["hello"])
         #expect(model.connected)
         request.cancel()
-        for _ in 0..<3000 where model.connected { try await Task.sleep(nanoseconds: 5_000_000) }
-        #expect(!model.connected)
+        #expect(await eventuallyOnMainActor { !model.connected })
     }
 
     // DOC-SAMPLE: ServerSentEvents/testing

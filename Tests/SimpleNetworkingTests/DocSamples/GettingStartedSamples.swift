@@ -80,9 +80,7 @@ struct GettingStartedSampleTests {
         defer { api.close() }
         let model = ProfileModel()
         model.load(from: api)
-        for _ in 0..<3000 where model.name.isEmpty && model.problem == nil {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
+        #expect(await eventuallyOnMainActor { !model.name.isEmpty || model.problem != nil })
         #expect(model.name == (status == 200 ? "Ada" : ""))
         #expect((model.problem?.contains("500") ?? false) == (status == 500), "\(model.problem ?? "")")
     }

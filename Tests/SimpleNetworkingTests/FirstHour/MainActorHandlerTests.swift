@@ -142,17 +142,3 @@ struct MainActorHandlerTests {
         #expect(downloads.current.allSatisfy { $0.direction == .download })
     }
 }
-
-/// Whether `condition`, checked on the main actor, becomes true within `timeout` seconds, scaled by `timeScale` as
-/// `eventually`'s bound is: it only catches a hang. Under ThreadSanitizer this file's event-stream test took 24 to 33 s
-/// in every CI run, and once ran out of the unscaled 30 s.
-@MainActor private func eventuallyOnMainActor(timeout: TimeInterval = 30, _ condition: @MainActor () -> Bool) async
-    -> Bool
-{
-    let end = Date().addingTimeInterval(timeout * timeScale)
-    while !condition() {
-        if Date() > end { return false }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return true
-}
