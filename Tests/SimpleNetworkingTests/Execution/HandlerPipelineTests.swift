@@ -223,7 +223,8 @@ struct CompletionTests {
     @Test("Once on cancel, with a cancelled error")
     func cancelPath() async throws {
         let (api, transport) = makeMockClient()
-        transport.enqueue(MockTransport.Reply.status(200).delayed(by: 10))
+        // Held for a minute, so that it is still in flight however loaded the machine: the test cancels it.
+        transport.enqueue(MockTransport.Reply.status(200).delayed(by: 60))
         let log = EventLog()
         let request = SimpleNetworking.get("/a")
             .on(error: { error in log.append(error.isCancelled ? "cancelled" : "other") })
