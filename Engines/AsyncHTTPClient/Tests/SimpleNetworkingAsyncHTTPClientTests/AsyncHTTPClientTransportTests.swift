@@ -28,7 +28,9 @@ struct AsyncHTTPClientTransportTests {
             return
         }
         #expect(failure.category == .timedOut)
-        #expect(elapsed < 5, "the 0.5 s timeout fired after \(elapsed) s")
+        // Loose for a busy machine, as the conformance kit's own check is: the body is held for 20 s, so only a timeout
+        // that left the body unbounded takes that long.
+        #expect(elapsed < 15, "the 0.5 s timeout fired after \(elapsed) s")
     }
 
     @Test("A gzip body arrives decoded, and the size limit counts decoded bytes")

@@ -78,31 +78,28 @@ struct EventLoopAffinityTests {
     func originsHaveTheirOwnShares() async throws {
         let (group, _, server) = try Self.fourLoopsAndServer()
         defer { server.shutdown() }
+        let gate = Gate()
+        defer { gate.open() }
         server.route { request in
-            var response = MockResponse.text("ok")
-            if request.path.hasPrefix("/long") { response.faults = [.delayHeaders(3)] }
-            return response
+            if request.path.hasPrefix("/long") { gate.wait() }
+            return MockResponse.text("ok")
         }
-        // Two clients of one connection each; two /long requests take both of 127.0.0.1's shares for 3 s.
+        // Two clients of one connection each; two /long requests take both of 127.0.0.1's shares until the gate opens.
         let transport = Self.transport(limit: 2, on: group)
-        let longDone = NIOLockedValueBox(false)
         let long = (0..<2).map { index in
-            Task {
-                defer { longDone.withLockedValue { $0 = true } }
-                try await Self.send(transport, server.url("/long/\(index)"))
-            }
+            Task { try await Self.send(transport, server.url("/long/\(index)"), timeout: 60) }
         }
         #expect(await Self.eventually { server.requestCount == 2 })
 
-        // The same server as localhost is another origin, with shares of its own: sent at once.
+        // The same server as localhost is another origin, with shares of its own: sent, and answered, while both /long
+        // requests are held.
         try await Self.send(transport, server.url("/other", host: "localhost"))
-        #expect(!longDone.withLockedValue { $0 }, "the request to localhost waited for 127.0.0.1's share")
+        #expect(server.requestCount == 3)
         // Back to 127.0.0.1, whose share is still full: the request waits for a /long one to end.
         let third = Task { try await Self.send(transport, server.url("/third")) }
         try await Task.sleep(nanoseconds: 300_000_000)
-        if !longDone.withLockedValue({ $0 }) {
-            #expect(server.requestCount == 3, "a third request to 127.0.0.1 went out while its 2 shares were taken")
-        }
+        #expect(server.requestCount == 3, "a third request to 127.0.0.1 went out while its 2 shares were taken")
+        gate.open()
         for task in long { try await task.value }
         try await third.value
         #expect(server.requestCount == 4)
@@ -115,26 +112,25 @@ struct EventLoopAffinityTests {
     func waitingRequestTakesTheFirstFreeClient() async throws {
         let (group, _, server) = try Self.fourLoopsAndServer()
         defer { server.shutdown() }
-        // /long is answered after 3 s, /short after 0.2 s, /next at once.
+        let gate = Gate()
+        defer { gate.open() }
+        // /long is answered once the gate opens, /short after 0.2 s, /next at once.
         server.route { request in
             var response = MockResponse.text("ok")
-            if request.path == "/long" { response.faults = [.delayHeaders(3)] }
+            if request.path == "/long" { gate.wait() }
             if request.path == "/short" { response.faults = [.delayHeaders(0.2)] }
             return response
         }
         // Two clients of one connection each: /long takes one, /short the other, /next waits for either.
         let transport = Self.transport(limit: 2, on: group)
-        let longDone = NIOLockedValueBox(false)
-        let long = Task {
-            defer { longDone.withLockedValue { $0 = true } }
-            return try await Self.send(transport, server.url("/long"))
-        }
+        let long = Task { try await Self.send(transport, server.url("/long"), timeout: 60) }
         #expect(await Self.eventually { server.requestCount == 1 })
         let short = Task { try await Self.send(transport, server.url("/short")) }
         #expect(await Self.eventually { server.requestCount == 2 })
+        // /long is held until the gate opens: /next can only have gone out on the client that /short freed.
         try await Self.send(transport, server.url("/next"))
-        #expect(!longDone.withLockedValue { $0 }, "/next waited for /long, not for the client that /short freed")
         try await short.value
+        gate.open()
         try await long.value
         #expect(Set(server.requests.map(\.connectionIndex)).count == 2)
 
@@ -144,10 +140,18 @@ struct EventLoopAffinityTests {
 
     @Test("A request waiting for a share gives up at its deadline or when cancelled, and is never sent")
     func waitingRequestGivesUp() async throws {
-        let (group, _, server) = try Self.fourLoopsAndServer(delay: 3)
+        let (group, _, server) = try Self.fourLoopsAndServer()
         defer { server.shutdown() }
+        let gate = Gate()
+        defer { gate.open() }
+        server.route { _ in
+            gate.wait()
+            return MockResponse.text("ok")
+        }
         let transport = Self.transport(limit: 2, on: group)
-        let busy = (0..<2).map { index in Task { try await Self.send(transport, server.url("/busy/\(index)")) } }
+        let busy = (0..<2).map { index in
+            Task { try await Self.send(transport, server.url("/busy/\(index)"), timeout: 60) }
+        }
         #expect(await Self.eventually { server.requestCount == 2 })
 
         var timedOut: SimpleNetworkingError?
@@ -173,6 +177,7 @@ struct EventLoopAffinityTests {
         }
         #expect(server.requestCount == 2, "a request that gave up was sent")
 
+        gate.open()
         for task in busy { try await task.value }
         try await transport.shutdown()
         try await group.shutdownGracefully()
@@ -239,6 +244,21 @@ struct EventLoopAffinityTests {
         _ = try await transport.send(
             HTTPRequest(method: .get, url: url), options: TransportOptions(timeout: timeout),
             transfer: HTTPTransfer(head: { _ in }, body: { _ in }))
+    }
+
+    /// Holds the server's answers to some requests until the test opens it (or a minute passes, so that a failing test
+    /// still ends): a request held this way is surely still in flight whatever the machine's load, where a fixed delay
+    /// could run out on a busy machine before the test looked.
+    private final class Gate: Sendable {
+        private let isOpen = NIOLockedValueBox(false)
+
+        /// Lets every held answer go, and every later one.
+        func open() { isOpen.withLockedValue { $0 = true } }
+
+        /// Blocks the server's connection thread until the gate opens, or for at most a minute.
+        func wait() {
+            for _ in 0..<12_000 where !isOpen.withLockedValue({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+        }
     }
 
     /// Whether `condition` holds within 30 s, checked every 5 ms.
