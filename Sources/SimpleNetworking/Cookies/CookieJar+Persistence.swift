@@ -79,7 +79,7 @@ extension CookieJar {
     public func load(from file: URL) throws(CookieJarError) -> LoadReport {
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try FileContents.read(file)
         } catch {
             throw .unreadableFile(path: file.path, reason: "no such file, or it cannot be opened")
         }

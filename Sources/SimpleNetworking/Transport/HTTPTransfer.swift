@@ -153,7 +153,7 @@ extension HTTPRequest {
     /// - Throws: ``SimpleNetworkingError/invalidRequest(reason:)`` when the file cannot be read.
     static func contents(of file: URL) throws(SimpleNetworkingError) -> Data {
         do {
-            return try Data(contentsOf: file)
+            return try FileContents.read(file)
         } catch {
             throw .invalidRequest(reason: "the body file \(file.lastPathComponent) cannot be read")
         }

@@ -160,6 +160,25 @@ struct MultipartTests {
         #expect(recorded.multipartParts?.first?.text == "--SimpleNetworking-\r\n--\r\n\r\n--")
     }
 
+    @Test("Small file parts are read into the body: an empty file is an empty part, a short one its bytes")
+    func smallFileParts() async throws {
+        let directory = try ScratchDirectory()
+        let empty = directory.file("empty.txt")
+        let short = directory.file("short.bin")
+        try Data().write(to: empty)
+        try Data([7, 0, 9]).write(to: short)
+        var form = MultipartFormData()
+        form.append(fileAt: empty, name: "empty")
+        form.append(fileAt: short, name: "short")
+
+        let recorded = try await Self.send(form)
+
+        let parts = try #require(recorded.multipartParts)
+        #expect(parts.map(\.name) == ["empty", "short"])
+        #expect(parts.map(\.filename) == ["empty.txt", "short.bin"])
+        #expect(parts.map(\.body) == [Data(), Data([7, 0, 9])])
+    }
+
     @Test("A file part above the streaming threshold is streamed from disk and arrives whole")
     func largeFilePart() async throws {
         let server = try MockServer()
