@@ -115,9 +115,9 @@ extension CacheConformance {
             return nil
         }
 
-        /// Whether `condition` holds within 60 seconds of real time, polled every 5 ms: as long as the client's own
-        /// timeout, since the start of a parallel run (or ThreadSanitizer) can hold every task for seconds; a
-        /// transport that never sends or never merges still fails, after a minute.
+        /// Whether `condition` holds within 60 seconds of real time, polled every 5 ms: twice the kit's client timeout,
+        /// since the start of a parallel run (or ThreadSanitizer) can hold every task for seconds; a transport that
+        /// never sends or never merges still fails, after a minute.
         private func eventually(_ condition: () -> Bool) async -> Bool {
             for _ in 0..<12_000 {
                 if condition() { return true }
