@@ -22,7 +22,9 @@ import Foundation
 ///         }
 ///     }
 /// }
+/// ```
 ///
+/// ```swift
 /// let user = try await api.send(UserEndpoint.user(id: 1))
 /// ```
 public protocol Endpoint: Sendable {

@@ -17,8 +17,9 @@ enum TypedSymbolSamples {
         var name: String
     }
 
-    /// The endpoint the samples of `SimpleNetworking+Endpoint.swift` and `TransformedRequest.swift` send; the same as
-    /// the one `Endpoint.swift`'s sample declares.
+    // The endpoint of `Endpoint.swift`'s sample, which the samples of `SimpleNetworking+Endpoint.swift` and
+    // `TransformedRequest.swift` send too.
+    // SYMBOL-SAMPLE: Sources/SimpleNetworking/Typed/Endpoint.swift#enum
     enum UserEndpoint: Endpoint {
         case user(id: Int)
 
@@ -30,21 +31,10 @@ enum TypedSymbolSamples {
             }
         }
     }
+    // SYMBOL-SAMPLE-END
 
     static func endpoint(api: SimpleNetworking) async throws -> User {
-        // SYMBOL-SAMPLE: Sources/SimpleNetworking/Typed/Endpoint.swift#enum
-        enum UserEndpoint: Endpoint {
-            case user(id: Int)
-
-            typealias Response = User
-            var path: String { "/users/{id}" }
-            var pathValues: [String: String] {
-                switch self {
-                case .user(let id): ["id": "\(id)"]
-                }
-            }
-        }
-
+        // SYMBOL-SAMPLE: Sources/SimpleNetworking/Typed/Endpoint.swift#send
         let user = try await api.send(UserEndpoint.user(id: 1))
         // SYMBOL-SAMPLE-END
         return user
