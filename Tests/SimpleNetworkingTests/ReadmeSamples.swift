@@ -165,7 +165,7 @@ struct ReadmeSampleTests {
         defer { api.close() }
         let model = UserModel()
         model.load(from: api)
-        #expect(await eventuallyOnMainActor { !model.name.isEmpty })
+        #expect(await eventually { !model.name.isEmpty })
         #expect(model.name == "Ada")
     }
 

@@ -65,28 +65,18 @@ extension SimpleRequest {
 /// The bound only catches a test that would otherwise hang: a condition that holds returns at once, so a loose bound
 /// costs a passing test nothing. It is loose because every test of the suite starts at once: on a busy 2-core machine,
 /// and more under ThreadSanitizer, a loopback request at the start of the run took 5 s of wall time and a test with
-/// three of them 15 s, with nothing wrong but the queue for the cores.
-func eventually(timeout: TimeInterval = 30, _ condition: @Sendable () -> Bool) async -> Bool {
+/// three of them 15 s, with nothing wrong but the queue for the cores. The condition is checked in the caller's
+/// isolation, so that a `@MainActor` test can poll its model's state (under ThreadSanitizer `MainActorHandlerTests`'
+/// event-stream test took 24 to 33 s in every CI run, and once ran out of an unscaled 30 s).
+func eventually(
+    timeout: TimeInterval = 30, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
+) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout * timeScale)
     while Date() < deadline {
         if condition() { return true }
         try? await Task.sleep(nanoseconds: 5_000_000)
     }
     return condition()
-}
-
-/// Whether `condition`, checked on the main actor, becomes true within `timeout` seconds, scaled by `timeScale` as
-/// `eventually`'s bound is: it only catches a hang. Under ThreadSanitizer `MainActorHandlerTests`' event-stream test
-/// took 24 to 33 s in every CI run, and once ran out of an unscaled 30 s.
-@MainActor func eventuallyOnMainActor(timeout: TimeInterval = 30, _ condition: @MainActor () -> Bool) async
-    -> Bool
-{
-    let end = Date().addingTimeInterval(timeout * timeScale)
-    while !condition() {
-        if Date() > end { return false }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return true
 }
 
 // swift-format-ignore: NeverForceUnwrap

@@ -162,11 +162,11 @@ struct EventStreamSampleTests {
         defer { api.close() }
         let model = NotificationsModel()
         let request = model.follow(on: api)
-        #expect(await eventuallyOnMainActor { !model.messages.isEmpty })
+        #expect(await eventually { !model.messages.isEmpty })
         #expect(model.messages == ["hello"])
         #expect(model.connected)
         request.cancel()
-        #expect(await eventuallyOnMainActor { !model.connected })
+        #expect(await eventually { !model.connected })
     }
 
     // DOC-SAMPLE: ServerSentEvents/testing

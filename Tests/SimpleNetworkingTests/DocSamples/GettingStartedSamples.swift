@@ -80,7 +80,7 @@ struct GettingStartedSampleTests {
         defer { api.close() }
         let model = ProfileModel()
         model.load(from: api)
-        #expect(await eventuallyOnMainActor { !model.name.isEmpty || model.problem != nil })
+        #expect(await eventually { !model.name.isEmpty || model.problem != nil })
         #expect(model.name == (status == 200 ? "Ada" : ""))
         #expect((model.problem?.contains("500") ?? false) == (status == 500), "\(model.problem ?? "")")
     }

@@ -148,7 +148,7 @@ struct ReadmeTransferSampleTests {
 
         try await model.upload(photo, with: api)
 
-        #expect(await eventuallyOnMainActor { model.sent == 1 })
+        #expect(await eventually { model.sent == 1 })
         #expect(server.requests.first?.body.count == 200_000)
     }
 }

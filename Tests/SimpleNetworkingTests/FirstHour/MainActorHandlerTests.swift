@@ -61,7 +61,7 @@ struct MainActorHandlerTests {
 
         model.follow(api.get("/feed"), on: api)
 
-        #expect(await eventuallyOnMainActor { model.lines.last == "done" })
+        #expect(await eventually { model.lines.last == "done" })
         #expect(model.lines == ["open 200", "a", "b", "close", "done"])
     }
 
@@ -78,7 +78,7 @@ struct MainActorHandlerTests {
 
         model.load(api.get("/cats"))
 
-        #expect(await eventuallyOnMainActor { model.steps == ["status", "success", "completion"] })
+        #expect(await eventually { model.steps == ["status", "success", "completion"] })
         #expect(model.names == ["Tom", "Felix"])
         #expect(model.failure == nil)
     }
