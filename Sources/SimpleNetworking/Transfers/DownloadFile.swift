@@ -63,22 +63,16 @@ final class DownloadFile: Sendable {
     /// The partial file and its validator a resumable download left, when both are there and readable.
     ///
     /// The validator file is read only when its size is that of a validator (1 to 1,024 bytes): a large file planted
-    /// in its place is never read into memory, and an empty one is not read at all (Foundation's `Data(contentsOf:)`
-    /// on Linux keeps the 4,096-byte buffer it reads an empty file into; `fuzz-download-resumption` ran out of memory
-    /// on it).
+    /// in its place is never read into memory, and an empty one is not read at all (``FileContents`` says why;
+    /// `fuzz-download-resumption` ran out of memory on it).
     private static func storedPartial(at file: URL, validatorAt validatorFile: URL) -> Partial? {
-        guard let validatorSize = size(of: validatorFile), (1...1024).contains(validatorSize),
-            let data = try? Data(contentsOf: validatorFile), data.count <= 1024,
+        guard let validatorSize = FileContents.size(of: validatorFile), (1...1024).contains(validatorSize),
+            let data = try? FileContents.read(validatorFile), data.count <= 1024,
             let validator = String(data: data, encoding: .utf8), !validator.isEmpty,
             !validator.contains(where: { $0.isNewline }),
-            let length = size(of: file), length > 0
+            let length = FileContents.size(of: file), length > 0
         else { return nil }
         return Partial(length: length, validator: validator)
-    }
-
-    /// The size of the file at `url` in bytes, or `nil` when it cannot be read.
-    private static func size(of url: URL) -> Int64? {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value
     }
 }
 

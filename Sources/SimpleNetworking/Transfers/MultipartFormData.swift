@@ -80,8 +80,7 @@ public struct MultipartFormData: Sendable {
     var streamsFromDisk: Bool {
         var total: Int64 = 0
         for case .file(let url) in parts.map(\.content) {
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.int64Value
-            total += size ?? 0
+            total += FileContents.size(of: url) ?? 0
         }
         return total > Int64(Self.streamingThreshold)
     }
